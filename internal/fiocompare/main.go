@@ -1,0 +1,139 @@
+// Command fiocompare runs `perfbisect probe` and fio side by side on the same
+// directory, alternating, and prints each tool's ops/s and their ratio. It is
+// what `make bench` runs to hold the probe to "as good as fio".
+//
+//	go run ./internal/fiocompare -bin bin/perfbisect -rounds 5 -duration 5s DIR...
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/perfbisect", "the perfbisect binary")
+	rounds := flag.Int("rounds", 5, "alternating runs of each tool per directory")
+	duration := flag.Duration("duration", 5*time.Second, "length of each run")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: fiocompare [-bin B] [-rounds N] [-duration D] LABEL=DIR...\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		fmt.Fprintln(os.Stderr, "fiocompare: fio is not installed (apt-get install fio)")
+		os.Exit(1)
+	}
+	failed := false
+	fmt.Printf("%-8s %5s %12s %12s %7s %12s\n", "where", "round", "probe ops/s", "fio ops/s", "ratio", "probe maxrss")
+	for _, arg := range flag.Args() {
+		label, dir, ok := cut(arg)
+		if !ok {
+			label, dir = filepath.Base(arg), arg
+		}
+		var ratios, probes, fios []float64
+		for r := 1; r <= *rounds; r++ {
+			// Alternate which tool goes first, so neither always gets the
+			// warmer (or more fragmented) file system.
+			var p, f float64
+			var rss int64
+			var err error
+			if r%2 == 1 {
+				if p, rss, err = runProbe(*bin, dir, *duration); err == nil {
+					f, err = runFio(dir, *duration)
+				}
+			} else {
+				if f, err = runFio(dir, *duration); err == nil {
+					p, rss, err = runProbe(*bin, dir, *duration)
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "fiocompare: %s: %v\n", dir, err)
+				failed = true
+				break
+			}
+			probes, fios, ratios = append(probes, p), append(fios, f), append(ratios, p/f)
+			fmt.Printf("%-8s %5d %12.0f %12.0f %7.3f %10dKB\n", label, r, p, f, p/f, rss)
+		}
+		if len(ratios) > 0 {
+			fmt.Printf("%-8s %5s %12.0f %12.0f %7.3f   (medians of %d)\n", label, "med", median(probes), median(fios), median(ratios), len(ratios))
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func runProbe(bin, dir string, d time.Duration) (opsPerS float64, maxRSSKB int64, err error) {
+	cmd := exec.Command(bin, "probe", "--json", "--dir", dir, "--duration", d.String(), "--bs", "4k", "--file-size", "64MiB", "--sync", "fdatasync")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("probe: %v: %s", err, errb.String())
+	}
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	var sum struct {
+		Type    string  `json:"type"`
+		OpsPerS float64 `json:"ops_per_s"`
+	}
+	if err := json.Unmarshal(lines[len(lines)-1], &sum); err != nil || sum.Type != "summary" {
+		return 0, 0, fmt.Errorf("probe: no summary in its output: %v", err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxRSSKB = ru.Maxrss
+	}
+	return sum.OpsPerS, maxRSSKB, nil
+}
+
+func runFio(dir string, d time.Duration) (float64, error) {
+	cmd := exec.Command("fio", "--name=perfbisect-compare", "--directory="+dir,
+		"--ioengine=sync", "--fdatasync=1", "--bs=4k", "--rw=write", "--size=64m",
+		"--time_based", fmt.Sprintf("--runtime=%.0f", d.Seconds()), "--output-format=json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("fio: %v: %s", err, errb.String())
+	}
+	var rep struct {
+		Jobs []struct {
+			Write struct {
+				IOPS float64 `json:"iops"`
+			} `json:"write"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Jobs) == 0 {
+		return 0, fmt.Errorf("fio: unreadable JSON report: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "perfbisect-compare.0.0"))
+	return rep.Jobs[0].Write.IOPS, nil
+}
+
+func cut(s string) (string, string, bool) {
+	for i := range s {
+		if s[i] == '=' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

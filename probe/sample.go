@@ -1,0 +1,42 @@
+package probe
+
+// Sample is one second of a workload. Its JSON form is the `sample` event of
+// the session log, so `perfbisect probe --json`, the agent's stream and the
+// log are read by one decoder.
+type Sample struct {
+	Sec     int     `json:"sec"`
+	OpsPerS float64 `json:"ops_per_s"`
+	MiBPerS float64 `json:"mib_per_s"`
+	P50Ms   float64 `json:"p50_ms"`
+	P95Ms   float64 `json:"p95_ms"`
+	P99Ms   float64 `json:"p99_ms"`
+	MaxMs   float64 `json:"max_ms"`
+	Errors  int64   `json:"errors"`
+}
+
+// Ending says how a run stopped.
+type Ending string
+
+const (
+	EndCompleted   Ending = "completed"   // ran for its whole duration
+	EndInterrupted Ending = "interrupted" // its context was cancelled (Ctrl-C, a quit)
+	EndFailed      Ending = "failed"      // an operation failed and the run stopped early
+)
+
+// Summary is the whole run, computed from the merged histogram of every
+// operation (never from averaging per-second percentiles).
+type Summary struct {
+	DurationS float64 `json:"duration_s"`
+	Ops       int64   `json:"ops"`
+	OpsPerS   float64 `json:"ops_per_s"`
+	MiBPerS   float64 `json:"mib_per_s"`
+	P50Ms     float64 `json:"p50_ms"`
+	P95Ms     float64 `json:"p95_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	MaxMs     float64 `json:"max_ms"`
+	Errors    int64   `json:"errors"`
+	Ended     Ending  `json:"ended"`
+	// Error is why a run that did not complete stopped, in words for the operator.
+	Error    string `json:"error,omitempty"`
+	Workload Spec   `json:"workload"`
+}

@@ -1,0 +1,164 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Spec says what a workload does. Its fields are the flags of `perfbisect
+// probe` and the `workload:` block of a playbook, and it is recorded whole in
+// every summary and session log, so a number can always be traced to the
+// exact measurement that produced it.
+type Spec struct {
+	Workload string   `json:"workload" yaml:"workload"`
+	Dir      string   `json:"dir,omitempty" yaml:"dir,omitempty"`
+	BS       Size     `json:"bs" yaml:"bs"`
+	FileSize Size     `json:"file_size" yaml:"file_size"`
+	Sync     SyncMode `json:"sync" yaml:"sync"`
+	Prealloc Prealloc `json:"prealloc" yaml:"prealloc"`
+	Threads  int      `json:"threads" yaml:"threads"`
+	Duration Duration `json:"duration" yaml:"duration"`
+	Keep     bool     `json:"keep,omitempty" yaml:"keep,omitempty"`
+}
+
+// MaxThreads bounds --threads: each writer holds a file and two histograms.
+const MaxThreads = 1024
+
+// DefaultSpec is the fsync probe as `perfbisect probe` runs it with no flags.
+func DefaultSpec() Spec {
+	return Spec{
+		Workload: "fsync",
+		BS:       4 * KiB,
+		FileSize: 64 * MiB,
+		Sync:     SyncFdatasync,
+		Prealloc: PreallocFallocate,
+		Threads:  1,
+		Duration: Duration(10 * time.Second),
+	}
+}
+
+// Validate reports the first setting that cannot run, naming what is allowed.
+func (s Spec) Validate() error {
+	switch {
+	case s.Workload != "fsync":
+		return fmt.Errorf("workload %q: the built-in workload is fsync", s.Workload)
+	case s.BS <= 0:
+		return fmt.Errorf("--bs %d: the block size must be at least 1 byte (like 2300, 4k or 16KiB)", s.BS)
+	case s.FileSize < s.BS:
+		return fmt.Errorf("--file-size %v is smaller than --bs %v: the file must hold at least one block", s.FileSize, s.BS)
+	case s.Sync == SyncDirect && s.BS%512 != 0:
+		return fmt.Errorf("--bs %v with --sync direct: O_DIRECT needs a multiple of 512 bytes (like 4k)", s.BS)
+	case s.Threads < 1 || s.Threads > MaxThreads:
+		return fmt.Errorf("--threads %d: want 1 to %d writers", s.Threads, MaxThreads)
+	case time.Duration(s.Duration) < time.Second:
+		return fmt.Errorf("--duration %v: want at least 1s (samples are one second each)", time.Duration(s.Duration))
+	}
+	if err := s.Sync.valid(); err != nil {
+		return err
+	}
+	return s.Prealloc.valid()
+}
+
+// Describe says in one line what the workload does, for headers and logs.
+func (s Spec) Describe() string {
+	sync := "+ " + string(s.Sync)
+	switch s.Sync {
+	case SyncDsync:
+		sync = "with O_DSYNC"
+	case SyncDirect:
+		sync = "with O_DIRECT + fdatasync"
+	case SyncNone:
+		sync = "without sync"
+	}
+	writers := "1 writer"
+	if s.Threads != 1 {
+		writers = fmt.Sprintf("%d writers", s.Threads)
+	}
+	return fmt.Sprintf("%v writes %s, %s on %v files, %v", s.BS, sync, writers, s.FileSize, time.Duration(s.Duration))
+}
+
+// SyncMode is how each write is made durable.
+type SyncMode string
+
+const (
+	SyncFdatasync SyncMode = "fdatasync"
+	SyncFsync     SyncMode = "fsync"
+	SyncDsync     SyncMode = "dsync"
+	SyncDirect    SyncMode = "direct"
+	SyncNone      SyncMode = "none"
+)
+
+var syncModes = []SyncMode{SyncFdatasync, SyncFsync, SyncDsync, SyncDirect, SyncNone}
+
+func (m SyncMode) valid() error {
+	for _, v := range syncModes {
+		if m == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("--sync %q: want one of %s", string(m), join(syncModes))
+}
+
+func (m *SyncMode) Set(v string) error {
+	if err := SyncMode(v).valid(); err != nil {
+		return err
+	}
+	*m = SyncMode(v)
+	return nil
+}
+func (m SyncMode) String() string { return string(m) }
+func (m *SyncMode) Type() string  { return "mode" }
+
+// Prealloc is how the data files get their blocks before the clock starts.
+type Prealloc string
+
+const (
+	// PreallocFallocate reserves every block up front, as fio does by
+	// default: a full disk is found before measuring, not during.
+	PreallocFallocate Prealloc = "fallocate"
+	// PreallocNone leaves the files sparse, so the first lap allocates
+	// blocks as it writes, like a database growing its files.
+	PreallocNone Prealloc = "none"
+)
+
+func (p Prealloc) valid() error {
+	if p == PreallocFallocate || p == PreallocNone {
+		return nil
+	}
+	return fmt.Errorf("--prealloc %q: want fallocate or none", string(p))
+}
+
+func (p *Prealloc) Set(v string) error {
+	if err := Prealloc(v).valid(); err != nil {
+		return err
+	}
+	*p = Prealloc(v)
+	return nil
+}
+func (p Prealloc) String() string { return string(p) }
+func (p *Prealloc) Type() string  { return "mode" }
+
+// Duration is a time.Duration written as "10s" in JSON and YAML.
+type Duration time.Duration
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: want a number with a unit, like 30s or 2m", string(b))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func join[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
