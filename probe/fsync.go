@@ -62,13 +62,8 @@ type workspace struct {
 	files      []*dataFile
 }
 
-func prepare(spec Spec) (ws *workspace, err error) {
-	ws = &workspace{spec: spec}
-	defer func() {
-		if err != nil {
-			ws.cleanup()
-		}
-	}()
+func prepare(spec Spec) (*workspace, error) {
+	ws := &workspace{spec: spec}
 	if err := ws.makeDir(); err != nil {
 		return nil, err
 	}
@@ -76,7 +71,8 @@ func prepare(spec Spec) (ws *workspace, err error) {
 		path := filepath.Join(ws.spec.Dir, fmt.Sprintf("perfbisect-probe-%d.dat", i))
 		f, err := openDataFile(path, spec.FileSize, spec.Sync, spec.Prealloc)
 		if err != nil {
-			return nil, err
+			os.Remove(path) // it may exist though it could not be opened or sized
+			return nil, errors.Join(err, ws.cleanup())
 		}
 		ws.files = append(ws.files, f)
 	}

@@ -40,6 +40,9 @@ func openDataFile(path string, size Size, mode SyncMode, prealloc Prealloc) (*da
 }
 
 func (f *dataFile) preallocate(size Size, how Prealloc) error {
+	if how == PreallocWrite {
+		return f.fill(size)
+	}
 	if how == PreallocFallocate {
 		err := syscall.Fallocate(f.fd, 0, 0, int64(size))
 		if err == nil {
@@ -53,6 +56,21 @@ func (f *dataFile) preallocate(size Size, how Prealloc) error {
 	}
 	if err := syscall.Ftruncate(f.fd, int64(size)); err != nil {
 		return fmt.Errorf("size %s to %v: %v", f.path, size, err)
+	}
+	return nil
+}
+
+// fill writes zeros over the whole file and makes them durable.
+func (f *dataFile) fill(size Size) error {
+	chunk := alignedBuffer(int(min(size, MiB)))
+	for off := int64(0); off < int64(size); off += int64(len(chunk)) {
+		n := min(int64(len(chunk)), int64(size)-off)
+		if _, err := syscall.Pwrite(f.fd, chunk[:n], off); err != nil {
+			return fmt.Errorf("fill %s with %v of zeros: %v", f.path, size, err)
+		}
+	}
+	if err := syscall.Fdatasync(f.fd); err != nil {
+		return fmt.Errorf("sync %s after filling it: %v", f.path, err)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ operation of the run.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := spec.Validate(); err != nil {
-				return usageError(err)
+				return usageError(fmt.Errorf("%v (see '%s --help')", err, c.CommandPath()))
 			}
 			return runProbe(c.Context(), spec, asJSON, stdout, stderr)
 		},
@@ -38,7 +38,7 @@ operation of the run.`,
 	f.Var(&spec.BS, "bs", "block size of each write: 2300, 4k, 16KiB, ...")
 	f.Var(&spec.FileSize, "file-size", "size of each writer's file; writes wrap around at its end")
 	f.Var(&spec.Sync, "sync", "how each write is made durable: fdatasync, fsync, dsync (O_DSYNC), direct (O_DIRECT + fdatasync), none")
-	f.Var(&spec.Prealloc, "prealloc", "fallocate: reserve the files' blocks before measuring; none: sparse files, the first lap allocates")
+	f.Var(&spec.Prealloc, "prealloc", "how files get their blocks before measuring: fallocate (as fio), write (zero-filled, every write an overwrite, like a database log), none (sparse)")
 	f.IntVar(&spec.Threads, "threads", spec.Threads, "number of writers, each on its own file")
 	f.DurationVar((*time.Duration)(&spec.Duration), "duration", time.Duration(spec.Duration), "how long to measure")
 	f.BoolVar(&spec.Keep, "keep", false, "keep the data files (and a directory the probe created) afterwards")

@@ -1,0 +1,47 @@
+# perfbisect — see README.md. Every target works on a fresh machine with Go;
+# `make test` is what CI runs (.ci/run installs the tools the tests use).
+
+GO          ?= go
+BIN         := bin/perfbisect
+VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X main.version=$(VERSION)
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# make bench: how many alternating probe/fio runs, how long each, and where.
+BENCH_ROUNDS   ?= 5
+BENCH_DURATION ?= 5s
+BENCH_DISK     ?= $(CURDIR)/.bench-disk
+BENCH_TMPFS    ?= /dev/shm/perfbisect-bench
+
+.PHONY: all build run test lint bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/perfbisect
+
+# The main job: for now, a 10-second probe in the current directory.
+run: build
+	./$(BIN) probe --duration 10s
+
+test: lint
+	$(GO) test -race -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) mod tidy -diff
+
+# Go benchmarks (hot-path cost and allocations), then the probe against fio
+# on the disk under this directory and on tmpfs.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p $(BENCH_DISK) $(BENCH_TMPFS)
+	$(GO) run ./internal/fiocompare -bin $(BIN) -rounds $(BENCH_ROUNDS) -duration $(BENCH_DURATION) \
+	  disk=$(BENCH_DISK) tmpfs=$(BENCH_TMPFS)
+	@rm -rf $(BENCH_DISK) $(BENCH_TMPFS)
+
+clean:
+	rm -rf bin $(BENCH_DISK)

@@ -1,0 +1,73 @@
+// Package testutil holds helpers for tests that use real parts of the
+// machine: tmpfs mounts, root, external tools.
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+// InCI reports whether the tests run in CI, where every real part they need
+// must be there: a missing one fails the test instead of skipping it.
+func InCI() bool { return os.Getenv("CI") != "" }
+
+// RequireRoot skips a test that needs root, or fails it in CI.
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		missing(t, "needs root (tmpfs mounts)")
+	}
+}
+
+// RequireTool skips a test when a program is not installed, or fails it in CI
+// (where .ci/run installs it).
+func RequireTool(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, fmt.Sprintf("needs %s (apt-get install %s)", name, name))
+	}
+	return path
+}
+
+func missing(t testing.TB, why string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s; CI must provide it (see .ci/run)", why)
+	}
+	t.Skip(why)
+}
+
+// Tmpfs mounts a tmpfs of the given size (like "4m") on a fresh directory
+// and unmounts it when the test ends.
+func Tmpfs(t testing.TB, size string) string {
+	t.Helper()
+	RequireRoot(t)
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
+		t.Fatalf("mount tmpfs (size=%s) on %s: %v", size, dir, err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount tmpfs %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// Entries lists the names in dir, for checks that a run left nothing behind.
+func Entries(t testing.TB, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	var names []string
+	for _, d := range des {
+		names = append(names, d.Name())
+	}
+	return names
+}
