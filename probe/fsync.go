@@ -188,7 +188,12 @@ func (ws *workspace) measure(ctx context.Context, out chan<- Sample) Summary {
 			return s
 		case <-ctx.Done():
 			halt()
-			out <- meter.Cut(time.Now())
+			// Keep the partial second unless it is too short to mean
+			// anything; its few operations then stay out of the summary,
+			// which covers exactly the samples sent.
+			if now := time.Now(); now.Sub(start.Add(time.Duration(sec-1)*time.Second)) >= 200*time.Millisecond {
+				out <- meter.Cut(now)
+			}
 			s := meter.Summary()
 			s.Ended = EndInterrupted
 			s.Error = "interrupted: the summary covers the seconds measured before the stop"

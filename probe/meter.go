@@ -112,9 +112,9 @@ func (m *Meter) Cut(now time.Time) Sample {
 		Sec:     m.sec,
 		OpsPerS: round(perSecond(float64(ops), elapsed), 2),
 		MiBPerS: round(perSecond(float64(bytes)/float64(MiB), elapsed), 3),
-		P50Ms:   quantileMs(m.second, 50),
-		P95Ms:   quantileMs(m.second, 95),
-		P99Ms:   quantileMs(m.second, 99),
+		P50Ms:   quantileMs(m.second, 50, maxNs),
+		P95Ms:   quantileMs(m.second, 95, maxNs),
+		P99Ms:   quantileMs(m.second, 99, maxNs),
 		MaxMs:   ms(maxNs),
 		Errors:  errors,
 	}
@@ -129,19 +129,21 @@ func (m *Meter) Summary() Summary {
 		Ops:       ops,
 		OpsPerS:   round(perSecond(float64(ops), d), 2),
 		MiBPerS:   round(perSecond(float64(m.bytes)/float64(MiB), d), 3),
-		P50Ms:     quantileMs(m.total, 50),
-		P95Ms:     quantileMs(m.total, 95),
-		P99Ms:     quantileMs(m.total, 99),
+		P50Ms:     quantileMs(m.total, 50, m.max),
+		P95Ms:     quantileMs(m.total, 95, m.max),
+		P99Ms:     quantileMs(m.total, 99, m.max),
 		MaxMs:     ms(m.max),
 		Errors:    m.errors,
 	}
 }
 
-func quantileMs(h *hdrhistogram.Histogram, q float64) float64 {
+// quantileMs reads a percentile, capped at the exact maximum: the histogram
+// answers with the top of a bucket, up to 0.1% above what was recorded.
+func quantileMs(h *hdrhistogram.Histogram, q float64, maxNs int64) float64 {
 	if h.TotalCount() == 0 {
 		return 0
 	}
-	return ms(h.ValueAtQuantile(q))
+	return ms(min(h.ValueAtQuantile(q), maxNs))
 }
 
 // ms converts nanoseconds to milliseconds, kept to 0.1 µs.

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,6 +78,18 @@ func (s *Size) UnmarshalText(b []byte) error {
 	}
 	*s = v
 	return nil
+}
+
+// UnmarshalJSON takes a number of bytes as well as a string like "4k".
+func (s *Size) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] != '"' {
+		return s.UnmarshalText(b)
+	}
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return err
+	}
+	return s.UnmarshalText([]byte(str))
 }
 
 // Set and Type make a Size usable as a command-line flag.

@@ -22,8 +22,9 @@ type Spec struct {
 	Keep     bool     `json:"keep,omitempty" yaml:"keep,omitempty"`
 }
 
-// MaxThreads bounds --threads: each writer holds a file and two histograms.
-const MaxThreads = 1024
+// MaxThreads bounds --threads: each writer holds a file and two histograms
+// of about 250 KB, so 256 writers take some 130 MB.
+const MaxThreads = 256
 
 // DefaultSpec is the fsync probe as `perfbisect probe` runs it with no flags.
 func DefaultSpec() Spec {
@@ -152,6 +153,9 @@ func (p *Prealloc) Type() string  { return "mode" }
 type Duration time.Duration
 
 func (d Duration) String() string { return time.Duration(d).String() }
+
+// Std is d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
 
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 

@@ -30,7 +30,7 @@ func (e *TextEncoder) Sample(s Sample) error {
 		return err
 	}
 	_, err := fmt.Fprintf(e.w, textRow, fmt.Sprint(s.Sec), fmt.Sprintf("%.1f", s.OpsPerS), fmt.Sprintf("%.2f", s.MiBPerS),
-		msText(s.P50Ms), msText(s.P95Ms), msText(s.P99Ms), msText(s.MaxMs), fmt.Sprint(s.Errors))
+		MsText(s.P50Ms), MsText(s.P95Ms), MsText(s.P99Ms), MsText(s.MaxMs), fmt.Sprint(s.Errors))
 	return err
 }
 
@@ -39,7 +39,7 @@ func (e *TextEncoder) Summary(s Summary) error {
 		return err
 	}
 	_, err := fmt.Fprintf(e.w, textRow, "all", fmt.Sprintf("%.1f", s.OpsPerS), fmt.Sprintf("%.2f", s.MiBPerS),
-		msText(s.P50Ms), msText(s.P95Ms), msText(s.P99Ms), msText(s.MaxMs), fmt.Sprint(s.Errors))
+		MsText(s.P50Ms), MsText(s.P95Ms), MsText(s.P99Ms), MsText(s.MaxMs), fmt.Sprint(s.Errors))
 	if err != nil {
 		return err
 	}
@@ -52,15 +52,16 @@ func (e *TextEncoder) Summary(s Summary) error {
 	return err
 }
 
-// msText shows milliseconds with three significant digits, at least to the
-// microsecond: 0.012, 0.712, 12.3, 1234.
-func msText(v float64) string {
+// MsText shows milliseconds with three significant digits, at least to the
+// microsecond: 0.012, 0.712, 12.3, 1234. The bounds are where a value would
+// round up into the next decade (9.996 is "10.0", not "10.00").
+func MsText(v float64) string {
 	switch {
-	case v >= 100:
+	case v >= 99.95:
 		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
+	case v >= 9.995:
 		return fmt.Sprintf("%.1f", v)
-	case v >= 1:
+	case v >= 0.9995:
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.3f", v)
