@@ -13,7 +13,7 @@ BENCH_DURATION ?= 5s
 BENCH_DISK     ?= $(CURDIR)/.bench-disk
 BENCH_TMPFS    ?= /dev/shm/perfbisect-bench
 
-.PHONY: all build run test lint bench clean
+.PHONY: all build run test lint bench calibrate clean
 
 all: build
 
@@ -42,6 +42,11 @@ bench: build
 	$(GO) run ./internal/fiocompare -bin $(BIN) -rounds $(BENCH_ROUNDS) -duration $(BENCH_DURATION) \
 	  disk=$(BENCH_DISK) tmpfs=$(BENCH_TMPFS)
 	@rm -rf $(BENCH_DISK) $(BENCH_TMPFS)
+
+# Real runs that hold the verdicts to their promise (root; a few minutes):
+# 20 A/A pairs on the disk, and a 2x change on a throttled loop device.
+calibrate: build
+	$(GO) run ./internal/calibrate -bin $(BIN)
 
 clean:
 	rm -rf bin $(BENCH_DISK)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,13 @@ says whether the regression persists or is gone.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{exitUsage, fmt.Errorf("%v (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newProbeCmd(stdout, stderr))
+	root.AddCommand(
+		newProbeCmd(stdout, stderr),
+		newRunCmd(os.Stdin, stdout, stderr),
+		newPlaybooksCmd(stdout),
+		newCompareCmd(stdout, stderr),
+		newAgentCmd(os.Stdin, stdout),
+	)
 	return root
 }
 

@@ -34,7 +34,7 @@ func TestUsageErrors(t *testing.T) {
 		"zero bs":         {[]string{"probe", "--bs", "0"}, []string{"--bs", "2300, 4k or 16KiB"}},
 		"bad bs":          {[]string{"probe", "--bs", "4q"}, []string{"4q", "KiB"}},
 		"negative time":   {[]string{"probe", "--duration", "-1s"}, []string{"--duration -1s", "at least 1s"}},
-		"zero threads":    {[]string{"probe", "--threads", "0"}, []string{"--threads 0", "1 to 1024"}},
+		"zero threads":    {[]string{"probe", "--threads", "0"}, []string{"--threads 0", "1 to 256"}},
 		"bad prealloc":    {[]string{"probe", "--prealloc", "maybe"}, []string{"fallocate, write, none"}},
 		"unknown flag":    {[]string{"probe", "--fsync"}, []string{"unknown flag: --fsync", "--help"}},
 		"stray argument":  {[]string{"probe", "/tmp"}, []string{"unknown command \"/tmp\""}},
@@ -119,7 +119,7 @@ func TestProbeHumanOutput(t *testing.T) {
 	if len(lines) != 6 {
 		t.Fatalf("want a description, a header, one second, the summary row and two notes:\n%s", stdout)
 	}
-	for i, want := range []string{"probe: 4KiB writes without sync, 1 writer on 4MiB files, 1s", " sec ", "   1 ", " all ", "operations in 1.0s", "data files in " + dir + " removed"} {
+	for i, want := range []string{"probe: 4KiB writes without sync, 1 writer on 4MiB files, 1s", " sec ", "   1 ", " all ", "operations in 1.", "data files in " + dir + " removed"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d %q does not contain %q", i+1, lines[i], want)
 		}
@@ -169,10 +169,7 @@ func TestReport(t *testing.T) {
 
 // TestInterruptedBinary sends a real SIGINT to the real binary.
 func TestInterruptedBinary(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "perfbisect")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	dir := filepath.Join(t.TempDir(), "probe")
 	cmd := exec.Command(bin, "probe", "--dir", dir, "--duration", "60s", "--file-size", "4m")
 	var out, errb bytes.Buffer

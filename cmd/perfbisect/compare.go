@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/verdict"
+	"github.com/spf13/cobra"
+	"golang.org/x/perf/benchmath"
+)
+
+func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		step      string
+		warmup    time.Duration
+		threshold float64
+	)
+	c := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two runs second by second, benchstat-style",
+		Long: `compare reads two runs (session logs, or 'perfbisect probe --json' output) and
+prints, for each metric, the median of each with its 95% confidence interval,
+the ratio B/A, the Mann-Whitney p-value and the number of seconds. '~' marks a
+difference that is not significant. From a session log it takes the reproduce
+step, or --step.`,
+		Example: `  perfbisect compare last-night.jsonl tonight.jsonl
+  perfbisect compare --step tmpfs session.jsonl session.jsonl`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			a, err := compareInput(args[0], step, stderr)
+			if err != nil {
+				return failure(err)
+			}
+			b, err := compareInput(args[1], step, stderr)
+			if err != nil {
+				return failure(err)
+			}
+			printComparison(stdout, args[0], args[1], verdict.Trim(a, warmup), verdict.Trim(b, warmup), threshold)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&step, "step", "", "in a session log, the step to take (default: the reproduce step)")
+	c.Flags().DurationVar(&warmup, "warmup", 2*time.Second, "leading seconds of each run left out")
+	c.Flags().Float64Var(&threshold, "threshold", 0.10, "relative change below which runs count as the same")
+	return c
+}
+
+func compareInput(path, step string, stderr io.Writer) ([]probe.Sample, error) {
+	evs, bad, err := session.ReadLogFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bad {
+		fmt.Fprintf(stderr, "perfbisect: %s: %v\n", path, b)
+	}
+	var samples []probe.Sample
+	if step == "" {
+		samples = session.Samples(evs)
+	} else {
+		for _, e := range evs {
+			if s, ok := e.Data.(*probe.Sample); ok && e.Step == step {
+				samples = append(samples, *s)
+			}
+		}
+	}
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("%s: no samples (want a session log or 'perfbisect probe --json' output%s)", path, map[bool]string{true: ", and a step of that log", false: ""}[step != ""])
+	}
+	return samples, nil
+}
+
+func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, threshold float64) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "metric\tA: %s\t\tB: %s\t\tB/A\t\t\t\n", nameA, nameB)
+	for _, m := range verdict.Metrics() {
+		va, errA := verdict.Values(a, m)
+		vb, errB := verdict.Values(b, m)
+		if errA != nil || errB != nil || len(va) == 0 || len(vb) == 0 {
+			continue
+		}
+		v := verdict.Compare(va, vb, verdict.Options{Metric: m, Threshold: threshold})
+		ratio := fmt.Sprintf("%.2fx", v.Ratio)
+		if v.P >= 0.05 || v.Outcome == verdict.Same {
+			ratio = "~"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tp=%.3f\tn=%d+%d\t%s\t\n", m,
+			metricText(m, v.BaseMedian), spread(va), metricText(m, v.StepMedian), spread(vb),
+			ratio, v.P, v.NBase, v.NStep, v.Outcome)
+	}
+	tw.Flush()
+}
+
+// spread is the 95% confidence interval of a median, as benchstat shows it.
+func spread(v []float64) string {
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(append([]float64(nil), v...), &benchmath.DefaultThresholds), 0.95)
+	return s.PctRangeString()
+}

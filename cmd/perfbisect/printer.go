@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/playbook"
+)
+
+// walkPrinter prints a headless walk as it goes: each step, its knobs, a
+// compact line per second, its verdicts and the playbook's decision.
+type walkPrinter struct {
+	w      io.Writer
+	pb     *playbook.Playbook
+	hasRef bool
+	n      int
+}
+
+func newWalkPrinter(w io.Writer, pb *playbook.Playbook, hasRef bool) *walkPrinter {
+	return &walkPrinter{w: w, pb: pb, hasRef: hasRef}
+}
+
+func (p *walkPrinter) event(e session.Event) {
+	switch d := e.Data.(type) {
+	case *session.SessionStart:
+		fmt.Fprintf(p.w, "perfbisect %s: playbook %s (%s) on %s\n", d.Version, d.Playbook, d.Source, d.Host)
+		fmt.Fprintf(p.w, "workload: %s in %s\n", d.Workload.Describe(), d.Workload.Dir)
+		if d.Reference != "" {
+			fmt.Fprintf(p.w, "reference: %s\n", d.Reference)
+		} else {
+			fmt.Fprintln(p.w, "reference: none; the reproduce step is the baseline for the others")
+		}
+		if d.DryRun {
+			fmt.Fprintln(p.w, "DRY RUN: changes are described, none is made, nothing is measured")
+		}
+	case *session.HostFacts:
+		fmt.Fprintf(p.w, "host: %s, kernel %s, %d CPUs; data dir on %s\n", d.Hostname, d.Kernel, d.CPUs, describeFS(d))
+	case *session.StepStart:
+		p.n++
+		fmt.Fprintf(p.w, "\n[%d] %s: %s\n", p.n, e.Step, d.Title)
+		fmt.Fprintf(p.w, "    hypothesis: %s\n", d.Hypothesis)
+		for _, k := range d.Knobs {
+			fmt.Fprintf(p.w, "    knob: %s %s\n", k.Knob, settings(k.With))
+		}
+	case *session.KnobEvent:
+		switch d.Action {
+		case session.KnobApplied:
+			fmt.Fprintf(p.w, "    applied %s: %s\n", d.Change.Knob, strings.Join(d.Change.Do, "; "))
+		case session.KnobReverted:
+			fmt.Fprintf(p.w, "    put back %s: %s\n", d.Change.Knob, strings.Join(d.Change.Undo, "; "))
+		case session.KnobRevertFailed:
+			fmt.Fprintf(p.w, "    !!! REVERT FAILED %s: %s\n", d.Change.Knob, d.Error)
+		case session.KnobUnavailable:
+			fmt.Fprintf(p.w, "    unavailable here: %s: %s\n", d.Change.Knob, d.Error)
+		case session.KnobPlanned:
+			fmt.Fprintf(p.w, "    plan %s: %s (put back: %s)\n", d.Change.Knob, strings.Join(d.Change.Do, "; "), strings.Join(d.Change.Undo, "; "))
+		}
+	case *probe.Sample:
+		fmt.Fprintf(p.w, "    %3ds %10.1f ops/s  p50 %s  p99 %s  max %s ms%s\n", d.Sec, d.OpsPerS,
+			probe.MsText(d.P50Ms), probe.MsText(d.P99Ms), probe.MsText(d.MaxMs), errorsText(d.Errors))
+	case *session.Verdict:
+		fmt.Fprintf(p.w, "    vs %-10s %s\n", d.Against, d.Verdict.String())
+	case *session.StepEnd:
+		if d.Reason != "" {
+			fmt.Fprintf(p.w, "    %s: %s\n", d.State, d.Reason)
+		}
+	case *session.Decision:
+		switch {
+		case d.Conclusion != "":
+			fmt.Fprintf(p.w, "    => %s: %s\n", d.State, d.Meaning)
+		case d.Next != "":
+			fmt.Fprintf(p.w, "    => %s%s; next: %s\n", d.State, prefixed(": ", d.Meaning), d.Next)
+		}
+	case *session.ErrorEvent:
+		fmt.Fprintf(p.w, "    error: %s%s\n", d.Message, prefixed(" -> ", d.Action))
+	case *session.SessionEnd:
+		switch {
+		case d.Conclusion != "":
+			fmt.Fprintf(p.w, "\nconclusion: %s\n", d.Conclusion)
+		case d.Error != "":
+			fmt.Fprintf(p.w, "\nsession %s: %s\n", d.Ended, d.Error)
+		}
+	}
+}
+
+// table prints the seeds' table: step, baseline median, step median,
+// multiplier, outcome. The baseline is the reference when there is one,
+// else the reproduce step.
+func (p *walkPrinter) table(results []session.StepResult) {
+	if len(results) == 0 {
+		return
+	}
+	base, against := "reference", session.AgainstReference
+	if !p.hasRef {
+		base, against = "reproduce", session.AgainstRegression
+	}
+	m := p.pb.Metric
+	fmt.Fprintf(p.w, "\n%-16s %16s %16s %11s  %s\n", "step", base+" "+m, "step "+m, "multiplier", "outcome")
+	for _, r := range results {
+		b, s, ratio := "-", "-", "-"
+		if r.Median != nil {
+			s = metricText(m, *r.Median)
+		}
+		for _, v := range r.Verdicts {
+			if v.Against == against {
+				b, ratio = metricText(m, v.BaseMedian), fmt.Sprintf("%.2fx", v.Ratio)
+			}
+		}
+		fmt.Fprintf(p.w, "%-16s %16s %16s %11s  %s\n", r.Step.ID, b, s, ratio, r.State)
+	}
+}
+
+func metricText(metric string, v float64) string {
+	if strings.HasSuffix(metric, "_ms") {
+		return probe.MsText(v) + " ms"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func describeFS(f *session.HostFacts) string {
+	s := f.Filesystem
+	if f.Device != "" {
+		s += " on " + f.Device
+	}
+	if f.Scheduler != "" {
+		s += " (scheduler " + f.Scheduler + ")"
+	}
+	if s == "" {
+		return f.DataDir
+	}
+	return s + ", " + f.DataDir
+}
+
+func settings(s map[string]string) string {
+	var parts []string
+	for k, v := range s {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+func errorsText(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  %d errors", n)
+}
+
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/playbook"
+	"github.com/spf13/cobra"
+)
+
+// exitRegressed is `run --fail-on-regression` when the reproduce step is
+// slower than the reference: for nightly jobs.
+const exitRegressed = 3
+
+type walkFlags struct {
+	playbook         string
+	dir              string
+	duration         time.Duration
+	maxDuration      time.Duration
+	reference        string
+	record           string
+	yes              bool
+	dryRun           bool
+	noTUI            bool
+	failOnRegression bool
+}
+
+func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var f walkFlags
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Walk a playbook: change one thing at a time, measure, judge, decide",
+		Long: `run walks a playbook's steps on this host. Each step applies its knobs (after
+saying exactly what they change and asking), runs the workload, puts every knob
+back, judges the step against the reference and the reproduced regression, and
+follows the playbook to the next step or a conclusion. Everything is recorded
+in the session log.`,
+		Example: `  perfbisect run --no-tui                          # local-disk, data dir = current directory
+  perfbisect run --no-tui --playbook ebs-write-regression --dir /var/lib/mysql-probe
+  perfbisect run --no-tui --reference last-night.jsonl --fail-on-regression --yes
+  perfbisect run --no-tui --dry-run                # say every change, make none`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !f.noTUI {
+				return usageError(errors.New("the interactive view is not built yet: use run --no-tui"))
+			}
+			return runWalk(c.Context(), f, stdin, stdout, stderr)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.playbook, "playbook", "local-disk", "an embedded playbook's name (see 'perfbisect playbooks') or a YAML file")
+	fl.StringVar(&f.dir, "dir", "", "data directory of the workload (default: the current directory)")
+	fl.DurationVar(&f.duration, "duration", 0, "length of every step (default: the playbook's)")
+	fl.DurationVar(&f.maxDuration, "max-duration", 0, "how far a step whose verdict is not yet known is extended (default: 3x its duration)")
+	fl.StringVar(&f.reference, "reference", "", "the known-good run: a session log or 'perfbisect probe --json' output")
+	fl.StringVar(&f.record, "record", "", "session log file (default: perfbisect-YYYYMMDD-HHMMSS.jsonl here)")
+	fl.BoolVar(&f.yes, "yes", false, "approve every change to the host without asking")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "describe every change, apply none, run no workload")
+	fl.BoolVar(&f.noTUI, "no-tui", false, "print the walk as it goes instead of the interactive view")
+	fl.BoolVar(&f.failOnRegression, "fail-on-regression", false, "exit 3 when the reproduce step regressed against --reference")
+	return c
+}
+
+func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr io.Writer) error {
+	pb, err := loadPlaybook(f.playbook)
+	if err != nil {
+		return usageError(err)
+	}
+	if f.failOnRegression && f.reference == "" {
+		return usageError(errors.New("--fail-on-regression needs --reference (the known-good run to compare with)"))
+	}
+	spec := pb.Workload
+	if f.dir == "" {
+		f.dir = "."
+	}
+	if spec.Dir, err = filepath.Abs(f.dir); err != nil {
+		return usageError(err)
+	}
+	opt := session.Options{
+		Playbook: pb, Host: host.NewLocal(), Workload: spec,
+		Duration: f.duration, MaxDuration: f.maxDuration,
+		DryRun: f.dryRun, Version: version,
+	}
+	if f.reference != "" {
+		ref, bad, err := session.LoadReference(f.reference)
+		if err != nil {
+			return failure(err)
+		}
+		for _, b := range bad {
+			fmt.Fprintf(stderr, "perfbisect: reference %s: %v\n", f.reference, b)
+		}
+		opt.Reference, opt.ReferenceFile = ref, f.reference
+	}
+
+	term := newTerminal(stdin, stdout)
+	if !f.yes && !f.dryRun && changesHost(pb) {
+		if !term.interactive() {
+			return usageError(fmt.Errorf("playbook %s changes this host and there is no terminal to ask first: run it in a terminal, pass --yes to approve every change, or --dry-run to see them", pb.Name))
+		}
+		opt.Confirm = term.confirm
+	}
+	if term.interactive() {
+		opt.Operator = term
+	}
+
+	if f.record == "" {
+		f.record = time.Now().Format("perfbisect-20060102-150405.jsonl")
+	}
+	log, err := session.CreateLog(f.record)
+	if err != nil {
+		return failure(err)
+	}
+	pr := newWalkPrinter(stdout, pb, opt.Reference != nil)
+	var logErr error
+	opt.Emit = func(e session.Event) {
+		if err := log.Write(e); err != nil && logErr == nil {
+			logErr = err
+			fmt.Fprintf(stderr, "perfbisect: %v (the walk goes on; the log is incomplete)\n", err)
+		}
+		if e.Type == session.TypeStepEnd || e.Type == session.TypeSessionEnd {
+			log.Sync()
+		}
+		pr.event(e)
+	}
+	r, err := session.NewRunner(opt)
+	if err != nil {
+		return failure(err)
+	}
+	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
+	guarded.Store(true)
+	_, werr := r.Walk(ctx)
+	guarded.Store(false)
+	pr.table(r.Results())
+	if err := log.Close(); err != nil && logErr == nil {
+		logErr = err
+	}
+	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
+	switch {
+	case werr != nil && ctx.Err() != nil:
+		return errInterrupted
+	case werr != nil:
+		return failure(werr)
+	case logErr != nil:
+		return failure(fmt.Errorf("session log: %v", logErr))
+	}
+	if f.failOnRegression && regressed(r.Results()) {
+		return &exitError{exitRegressed, errors.New("the reproduce step regressed against the reference")}
+	}
+	return nil
+}
+
+// loadPlaybook takes a file when one exists at that path, else an embedded
+// playbook of that name.
+func loadPlaybook(name string) (*playbook.Playbook, error) {
+	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return playbook.Parse(name, data, nil)
+	}
+	pb, err := playbook.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("--playbook %s: no such file, and %v", name, err)
+	}
+	return pb, nil
+}
+
+func changesHost(pb *playbook.Playbook) bool {
+	for _, s := range pb.Steps {
+		if len(s.Knobs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func regressed(results []session.StepResult) bool {
+	for _, r := range results {
+		if r.Step.Reproduce {
+			return r.State == session.StateRegressed
+		}
+	}
+	return false
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/session"
+)
+
+func TestRunNeedsATerminalOrYes(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--playbook", "local-disk")
+	if code != exitUsage || !strings.Contains(stderr, "no terminal to ask") || !strings.Contains(stderr, "--yes") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if stdout != "" || len(testutil.Entries(t, dir)) != 0 {
+		t.Errorf("ran anyway: %q, %v", stdout, testutil.Entries(t, dir))
+	}
+}
+
+func TestRunBadPlaybookFailsBeforeAnything(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: bad\ndescription: x\nsteps:\n  - id: a\n    title: A\n    hypothesis: h\n    reproduce: true\n    knobs:\n      - knob: tmpfss\n    persists: {conclude: x}\n    gone: {conclude: y}\n"), 0o600)
+	code, _, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--playbook", bad)
+	if code != exitUsage || !strings.Contains(stderr, bad+":9:") || !strings.Contains(stderr, "tmpfss") {
+		t.Errorf("exit %d, stderr %q; want the file, line and the unknown knob", code, stderr)
+	}
+	if left := testutil.Entries(t, dir); len(left) != 1 {
+		t.Errorf("left %v", left)
+	}
+}
+
+func TestRunDryRunDescribesAndChangesNothing(t *testing.T) {
+	quick, _ := filepath.Abs("testdata/quick.yaml")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--dry-run", "--playbook", quick, "--record", "dry.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"DRY RUN", "plan tmpfs: ", "mount -t tmpfs", "volume-type is not available here", "dry run: every change was described"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
+		}
+	}
+	evs, bad, err := session.ReadLogFile(filepath.Join(dir, "dry.jsonl"))
+	if err != nil || len(bad) > 0 || len(evs) == 0 {
+		t.Fatalf("dry run log: %v %v", err, bad)
+	}
+	for _, e := range evs {
+		if e.Type == session.TypeSample {
+			t.Fatal("a dry run measured")
+		}
+	}
+}
+
+func TestRunFailOnRegression(t *testing.T) {
+	testutil.RequireRoot(t)
+	dir := t.TempDir()
+	// The reference: last night's run, on tmpfs, far faster than tonight's disk.
+	fast := testutil.Tmpfs(t, "64m")
+	code, ref, stderr := runCLI(t, context.Background(), "probe", "--json", "--dir", fast, "--duration", "6s", "--file-size", "8m")
+	if code != 0 {
+		t.Fatalf("reference probe: %s", stderr)
+	}
+	refFile := filepath.Join(dir, "ref.jsonl")
+	os.WriteFile(refFile, []byte(ref), 0o600)
+	rec := filepath.Join(dir, "tonight.jsonl")
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--playbook", "testdata/nightly.yaml",
+		"--dir", dir, "--reference", refFile, "--record", rec, "--fail-on-regression")
+	if code != exitRegressed {
+		t.Errorf("exit %d, want 3; stderr %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"vs reference", "regressed", "conclusion: slower than the reference", "reference p50_ms", "multiplier"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestRunInterruptedPutsTheHostBack sends SIGINT to the real binary in the
+// middle of the tmpfs step: the mount must be gone and the log readable.
+func TestRunInterruptedPutsTheHostBack(t *testing.T) {
+	testutil.RequireRoot(t)
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "walk.jsonl")
+	cmd := exec.Command(binary(t), "run", "--no-tui", "--yes", "--playbook", "testdata/quick.yaml", "--dir", filepath.Join(dir, "data"), "--record", rec)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var mountpoint string
+	deadline := time.Now().Add(60 * time.Second)
+	for mountpoint == "" && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		evs, _, _ := session.ReadLogFile(rec)
+		for _, e := range evs {
+			if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobApplied && k.Change.Knob == "tmpfs" {
+				mountpoint = tmpfsMount(t)
+			}
+		}
+	}
+	if mountpoint == "" {
+		t.Fatalf("the tmpfs step never started:\n%s", out.String())
+	}
+	time.Sleep(1500 * time.Millisecond) // a second or so into the step
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("still running 30s after SIGINT:\n%s", out.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("exit %d, want 130:\n%s", code, out.String())
+	}
+	if m := tmpfsMount(t); m != "" {
+		t.Errorf("tmpfs still mounted on %s after SIGINT", m)
+	}
+	evs, bad, err := session.ReadLogFile(rec)
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("log after SIGINT: %v %v", err, bad)
+	}
+	var reverted bool
+	var end *session.SessionEnd
+	for _, e := range evs {
+		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobReverted && k.Change.Knob == "tmpfs" {
+			reverted = true
+		}
+		if s, ok := e.Data.(*session.SessionEnd); ok {
+			end = s
+		}
+	}
+	if !reverted || end == nil || end.Ended != session.EndInterrupted {
+		t.Errorf("log: reverted %v, end %+v", reverted, end)
+	}
+}
+
+// TestRunKilledLeavesAReadableLog kills the walk with SIGKILL mid-step.
+func TestRunKilledLeavesAReadableLog(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "walk.jsonl")
+	cmd := exec.Command(binary(t), "run", "--no-tui", "--yes", "--playbook", "testdata/nightly.yaml", "--dir", dir, "--record", rec)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	evs, _, err := session.ReadLogFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples int
+	for _, e := range evs {
+		if e.Type == session.TypeSample {
+			samples++
+		}
+	}
+	if len(evs) < 3 || samples == 0 {
+		t.Errorf("after kill -9: %d events, %d samples", len(evs), samples)
+	}
+}
+
+// tmpfsMount finds a tmpfs a perfbisect knob mounted, if any.
+func tmpfsMount(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 4 && strings.HasPrefix(f[4], "/run/perfbisect/tmpfs-") {
+			return f[4]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,182 @@
+// Command calibrate holds the verdicts to their promise with real runs of
+// the probe (it is what `make calibrate` runs; it needs root):
+//
+//   - A/A: pairs of identical runs on the same directory must come out
+//     `same` or `inconclusive` (never regressed/improved) at least 19 times
+//     in 20;
+//   - a real 2x change must be called within 10 seconds per side: a loop
+//     device's write IOPS throttled by the kernel (cgroup v1 blkio) to N and
+//     then N/2, which doubles the latency of every fdatasync'd write.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session/verdict"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/perfbisect", "the perfbisect binary")
+	dir := flag.String("dir", ".calibrate", "directory on the disk for the A/A runs")
+	pairs := flag.Int("pairs", 20, "A/A pairs")
+	secs := flag.Int("seconds", 10, "length of each run, in seconds")
+	iops := flag.Int("iops", 1000, "throttled write IOPS of the first side of the 2x test (the second gets half)")
+	flag.Parse()
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(*dir)
+	opt := verdict.Options{Metric: "p50_ms"}
+	warm := 2 * time.Second
+
+	fmt.Printf("A/A: %d pairs of %ds fdatasync probes in %s, p50 per second after a %v warm-up\n", *pairs, *secs, *dir, warm)
+	counts := map[verdict.Outcome]int{}
+	for i := 1; i <= *pairs; i++ {
+		a, err := probeRun(*bin, *dir, *secs, "")
+		if err != nil {
+			fail(err)
+		}
+		b, err := probeRun(*bin, *dir, *secs, "")
+		if err != nil {
+			fail(err)
+		}
+		v := judge(a, b, warm, opt)
+		counts[v.Outcome]++
+		fmt.Printf("  %2d  %s\n", i, v)
+	}
+	wrong := counts[verdict.Regressed] + counts[verdict.Improved]
+	fmt.Printf("A/A: same %d, inconclusive %d, regressed %d, improved %d: %d of %d not called different (target >= %d)\n\n",
+		counts[verdict.Same], counts[verdict.Inconclusive], counts[verdict.Regressed], counts[verdict.Improved],
+		*pairs-wrong, *pairs, *pairs*19/20)
+
+	fmt.Printf("2x: a loop device throttled to %d, then %d write IOPS\n", *iops, *iops/2)
+	if err := twice(*bin, *secs, *iops, warm, opt); err != nil {
+		fail(err)
+	}
+}
+
+// twice runs the probe on a throttled loop device at n and n/2 IOPS and
+// says after how many seconds per side the verdict calls the regression.
+func twice(bin string, secs, n int, warm time.Duration, opt verdict.Options) error {
+	tmp, err := os.MkdirTemp("", "perfbisect-calibrate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	img, mnt := filepath.Join(tmp, "disk.img"), filepath.Join(tmp, "mnt")
+	if err := os.Mkdir(mnt, 0o700); err != nil {
+		return err
+	}
+	if err := sh("truncate", "-s", "512M", img); err != nil {
+		return err
+	}
+	out, err := exec.Command("losetup", "--find", "--show", img).Output()
+	if err != nil {
+		return fmt.Errorf("losetup: %v", err)
+	}
+	loop := strings.TrimSpace(string(out))
+	defer sh("losetup", "-d", loop)
+	if err := sh("mkfs.ext4", "-q", loop); err != nil {
+		return err
+	}
+	if err := sh("mount", loop, mnt); err != nil {
+		return err
+	}
+	defer sh("umount", mnt)
+	majmin, err := os.ReadFile("/sys/block/" + filepath.Base(loop) + "/dev")
+	if err != nil {
+		return err
+	}
+	cg := "/sys/fs/cgroup/blkio/perfbisect-calibrate"
+	if err := os.Mkdir(cg, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("cgroup v1 blkio: %v", err)
+	}
+	defer os.Remove(cg)
+	limit := func(iops int) error {
+		return os.WriteFile(cg+"/blkio.throttle.write_iops_device", fmt.Appendf(nil, "%s %d", strings.TrimSpace(string(majmin)), iops), 0o644)
+	}
+	defer limit(0)
+
+	var runs [2][]probe.Sample
+	for i, rate := range []int{n, n / 2} {
+		if err := limit(rate); err != nil {
+			return err
+		}
+		if runs[i], err = probeRun(bin, mnt, secs, cg); err != nil {
+			return err
+		}
+		fmt.Printf("  %4d IOPS: median p50 %s ms\n", rate, probe.MsText(median(runs[i], warm)))
+	}
+	called := 0
+	for k := 1; k <= secs; k++ {
+		v := judge(runs[0][:min(k, len(runs[0]))], runs[1][:min(k, len(runs[1]))], warm, opt)
+		if v.Outcome == verdict.Regressed && called == 0 {
+			called = k
+		}
+		if k == secs {
+			fmt.Printf("  after %ds per side: %s\n", k, v)
+		}
+	}
+	if called == 0 {
+		fmt.Printf("2x: NOT called within %ds per side\n", secs)
+		return nil
+	}
+	fmt.Printf("2x: called regressed after %ds per side (target <= 10s)\n", called)
+	return nil
+}
+
+func judge(a, b []probe.Sample, warm time.Duration, opt verdict.Options) verdict.Verdict {
+	va, _ := verdict.Values(verdict.Trim(a, warm), opt.Metric)
+	vb, _ := verdict.Values(verdict.Trim(b, warm), opt.Metric)
+	return verdict.Compare(va, vb, opt)
+}
+
+func median(s []probe.Sample, warm time.Duration) float64 {
+	v, _ := verdict.Values(verdict.Trim(s, warm), "p50_ms")
+	return verdict.Compare(v, v, verdict.Options{}).BaseMedian
+}
+
+// probeRun runs the probe for secs seconds in dir, inside cgroup cg if set.
+func probeRun(bin, dir string, secs int, cg string) ([]probe.Sample, error) {
+	args := []string{"probe", "--json", "--dir", dir, "--duration", fmt.Sprintf("%ds", secs), "--file-size", "16MiB"}
+	cmd := exec.Command(bin, args...)
+	if cg != "" {
+		// Join the cgroup, then become the probe, so that every write of it
+		// is throttled.
+		cmd = exec.Command("sh", append([]string{"-c", `echo $$ > "$0"/cgroup.procs && exec "$@"`, cg, bin}, args...)...)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("probe: %v: %s", err, errb.String())
+	}
+	d := probe.NewDecoder(&out)
+	var s []probe.Sample
+	for d.Scan() {
+		if r := d.Record(); r.Sample != nil {
+			s = append(s, *r.Sample)
+		}
+	}
+	return s, d.Err()
+}
+
+func sh(name string, args ...string) error {
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "calibrate:", err)
+	os.Exit(1)
+}

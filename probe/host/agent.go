@@ -1,0 +1,75 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
+
+// Request is what the parent sends an agent on its stdin, one JSON line.
+type Request struct {
+	Type     string     `json:"type"` // "run"
+	Workload probe.Spec `json:"workload"`
+}
+
+// ErrAgentInterrupted is returned by ServeAgent when the run was stopped
+// before its end (a closed stdin or a cancelled context).
+var ErrAgentInterrupted = errors.New("interrupted")
+
+// ServeAgent is `perfbisect agent`: it reads one run request from stdin,
+// runs the workload and writes its samples and summary to stdout as JSON
+// Lines, one line per second, flushed as they come. Closing stdin stops the
+// run early (the summary still comes), so a parent that dies takes its agent
+// with it. A failure before measuring is returned (the command prints it on
+// stderr and exits 1).
+func ServeAgent(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	in := bufio.NewReader(stdin)
+	line, err := in.ReadBytes('\n')
+	if err != nil && (err != io.EOF || len(line) == 0) {
+		return fmt.Errorf("agent: read the request on stdin: %v", err)
+	}
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return fmt.Errorf("agent: bad request %q: %v", line, err)
+	}
+	if req.Type != "run" {
+		return fmt.Errorf("agent: unknown request type %q (want run)", req.Type)
+	}
+	w, err := probe.NewFsync(req.Workload)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, in) // returns when the parent closes our stdin
+		cancel()
+	}()
+	samples, err := w.Run(ctx)
+	if err != nil {
+		return err
+	}
+	enc := probe.NewJSONEncoder(stdout)
+	var werr error
+	for s := range samples {
+		if err := enc.Sample(s); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	sum := w.Result()
+	if err := enc.Summary(sum); err != nil && werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return fmt.Errorf("agent: write to the parent: %v", werr)
+	}
+	if sum.Ended == probe.EndInterrupted {
+		return ErrAgentInterrupted
+	}
+	return nil
+}

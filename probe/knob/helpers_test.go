@@ -1,0 +1,226 @@
+package knob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe"
+)
+
+// watchedSysctls are the settings the tests change; TestMain checks they
+// are as they were when the tests end.
+var watchedSysctls = []string{"vm/dirty_expire_centisecs", "vm/dirty_background_bytes", "vm/dirty_background_ratio"}
+
+// TestMain fails the run if the tests left a mount, a loop device or a
+// changed sysctl behind, whatever the single tests said. Every test
+// directory goes under one fresh TMPDIR, so what other packages' tests
+// mount meanwhile is not mistaken for a leak.
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "perfbisect-knob-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
+	before := hostSnapshot(tmp)
+	code := m.Run()
+	if after := hostSnapshot(tmp); after != before {
+		fmt.Fprintf(os.Stderr, "the tests left the host changed:\nbefore:\n%s\nafter:\n%s\n", before, after)
+		code = 1
+	}
+	if err := os.Remove(tmp); err != nil {
+		fmt.Fprintf(os.Stderr, "the tests left files behind: %v\n", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// hostSnapshot lists what the tests could leave behind: mounts under tmp
+// or /dev/shm, loop devices over files under tmp, the sysctls they change.
+func hostSnapshot(tmp string) string {
+	var b strings.Builder
+	ms, err := readMounts()
+	if err != nil {
+		return err.Error()
+	}
+	for _, m := range ms {
+		if within(m.Point, tmp) || within(m.Point, shmDir) {
+			fmt.Fprintf(&b, "mount %s %s %s %s %s\n", m.Point, m.FSType, m.Source, m.Opts, m.SuperOpts)
+		}
+	}
+	out, _ := exec.Command("losetup", "-a").Output()
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, tmp) {
+			fmt.Fprintf(&b, "loop device %s\n", l)
+		}
+	}
+	for _, k := range watchedSysctls {
+		v, _ := os.ReadFile(filepath.Join(procSys, k))
+		fmt.Fprintf(&b, "sysctl %s = %s\n", k, strings.TrimSpace(string(v)))
+	}
+	shm, _ := filepath.Glob(filepath.Join(shmDir, "perfbisect-tmpfs-*"))
+	fmt.Fprintf(&b, "dirs in %s: %v\n", shmDir, shm)
+	return b.String()
+}
+
+// testCtx is a context that ends with the test, well before go test's
+// own timeout, so a stuck command fails the test instead of hanging it.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// spec is the default workload writing to dir.
+func spec(dir string) probe.Spec {
+	w := probe.DefaultSpec()
+	w.Dir = dir
+	return w
+}
+
+func newKnob(t *testing.T, name string, s Settings) Knob {
+	t.Helper()
+	k, err := New(name, s)
+	if err != nil {
+		t.Fatalf("New(%q, %v): %v", name, s, err)
+	}
+	return k
+}
+
+// run runs a program and fails the test if it fails.
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// loopExt4 makes a small ext4 filesystem on a loop device over a sparse
+// file, mounts it, and returns its mount point and device; everything is
+// undone when the test ends, failed or not. Tests that change a disk use it
+// so the machine's own disk is never touched.
+func loopExt4(t *testing.T) (mnt, dev string) {
+	t.Helper()
+	testutil.RequireRoot(t)
+	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
+		testutil.RequireTool(t, tool)
+	}
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	run(t, "mkfs.ext4", "-q", "-F", img)
+	dev = run(t, "losetup", "--find", "--show", img)
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+		}
+	})
+	mnt = filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mnt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "mount", "-t", "ext4", dev, mnt)
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", mnt, err, out)
+		}
+	})
+	return mnt, dev
+}
+
+// mountAt returns the mount on exactly dir, failing the test if there is none.
+func mountAt(t *testing.T, dir string) mountEntry {
+	t.Helper()
+	ms, err := readMounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := mountOf(ms, dir)
+	if !ok || m.Point != dir {
+		t.Fatalf("nothing is mounted on %s (the mount holding it is %s)", dir, m.Point)
+	}
+	return m
+}
+
+func mounted(t *testing.T, dir string) bool {
+	t.Helper()
+	ms, err := readMounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(ms, func(m mountEntry) bool { return m.Point == dir })
+}
+
+// wantUnavailable checks err is an *Unavailable whose reason says want.
+func wantUnavailable(t *testing.T, err error, want string) {
+	t.Helper()
+	var u *Unavailable
+	if !errors.As(err, &u) {
+		t.Fatalf("err = %v, want *Unavailable", err)
+	}
+	if !strings.Contains(u.Reason, want) {
+		t.Errorf("reason %q does not say %q", u.Reason, want)
+	}
+}
+
+// wantErr checks err is a plain error (not *Unavailable) saying each of want.
+func wantErr(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("err = nil, want an error saying %q", want)
+	}
+	var u *Unavailable
+	if errors.As(err, &u) {
+		t.Fatalf("err = %v, want a plain error, not *Unavailable", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+}
+
+// operator answers manual knobs in tests and records what it was asked.
+type operator struct {
+	answers []bool // one per call; the last repeats
+	err     error
+	calls   []askCall
+}
+
+type askCall struct {
+	title string
+	lines []string
+}
+
+func (o *operator) Manual(ctx context.Context, title string, lines []string) (bool, error) {
+	o.calls = append(o.calls, askCall{title, lines})
+	if o.err != nil {
+		return false, o.err
+	}
+	if len(o.answers) == 0 {
+		return true, nil
+	}
+	a := o.answers[0]
+	if len(o.answers) > 1 {
+		o.answers = o.answers[1:]
+	}
+	return a, nil
+}

@@ -1,0 +1,40 @@
+package knob
+
+import "strings"
+
+// defaultHostInstructions is what the operator does when the playbook says
+// only "leave the cluster".
+const defaultHostInstructions = "Run the same probe on a bare host outside the cluster (perfbisect probe --json > bare.jsonl) and come back"
+
+var hostSettings = map[string]string{
+	"instructions": "what the operator does to run the workload on another host, one step a line (default: " + defaultHostInstructions + ")",
+}
+
+func init() {
+	register(Kind{
+		Name:     "host",
+		Summary:  "ask the operator to run the workload on a bare host outside the cluster, and wait until they are back",
+		Settings: hostSettings,
+		New:      newHost,
+	})
+}
+
+// newHost is a manual step whose instructions move the workload to a bare
+// host. Probing another machine over ssh (--host) is the host layer's job,
+// not a knob's; on EC2 a bare instance comes in a later issue.
+func newHost(s Settings) (Knob, error) {
+	if err := checkSettings("host", s, hostSettings); err != nil {
+		return nil, err
+	}
+	text := s["instructions"]
+	if strings.TrimSpace(text) == "" {
+		text = defaultHostInstructions
+	}
+	return &manual{
+		name:          "host",
+		title:         "Run the workload on a bare host",
+		instructions:  lines(text),
+		nothingToUndo: "nothing: this host was not changed",
+		settings:      withDefaults(s, Settings{"instructions": text}),
+	}, nil
+}

@@ -1,0 +1,102 @@
+package knob
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func readTestMounts(t *testing.T) []mountEntry {
+	t.Helper()
+	f, err := os.Open("testdata/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ms, err := parseMountInfo(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func TestParseMountInfo(t *testing.T) {
+	ms := readTestMounts(t)
+	if len(ms) != 9 {
+		t.Fatalf("got %d mounts, want 9", len(ms))
+	}
+	m := ms[5]
+	want := mountEntry{ID: 40, Parent: 27, Dev: "259:2", Root: "/", Point: "/var/lib/mysql", Opts: "rw,noatime",
+		FSType: "xfs", Source: "/dev/nvme1n1p1", SuperOpts: "rw,attr2,inode64,logbufs=8,noquota"}
+	if m != want {
+		t.Errorf("mount with optional fields:\n got %+v\nwant %+v", m, want)
+	}
+	if ms[6].Point != "/mnt/my data" {
+		t.Errorf("escaped point = %q, want %q", ms[6].Point, "/mnt/my data")
+	}
+	if ms[7].Root != "/mysql/binlog" {
+		t.Errorf("bind mount root = %q", ms[7].Root)
+	}
+}
+
+func TestParseMountInfoMalformed(t *testing.T) {
+	_, err := parseMountInfo(strings.NewReader("22 27 0:21 / /proc rw,relatime proc proc rw\n"))
+	wantErr(t, err, "line 1", "malformed mount")
+}
+
+func TestMountOf(t *testing.T) {
+	ms := readTestMounts(t)
+	uu := map[string]struct{ path, point, fstype string }{
+		"root":           {"/home/sre/data", "/", "ext4"},
+		"exact":          {"/var/lib/mysql", "/var/lib/mysql", "xfs"},
+		"below":          {"/var/lib/mysql/ibdata", "/var/lib/mysql", "xfs"},
+		"sibling prefix": {"/var/lib/mysqlxy", "/", "ext4"},
+		"stacked on top": {"/dev/shm/x", "/dev/shm", "tmpfs"},
+		"space":          {"/mnt/my data/x", "/mnt/my data", "ext4"},
+	}
+	for name, u := range uu {
+		m, ok := mountOf(ms, u.path)
+		if !ok || m.Point != u.point || m.FSType != u.fstype {
+			t.Errorf("%s: mountOf(%s) = %s %s, want %s %s", name, u.path, m.Point, m.FSType, u.point, u.fstype)
+		}
+	}
+	if m, _ := mountOf(ms, "/dev/shm"); m.ID != 30 {
+		t.Errorf("of two mounts stacked on /dev/shm, got %d, want the later one, 30", m.ID)
+	}
+}
+
+func TestUnescapeMount(t *testing.T) {
+	uu := map[string]string{
+		`/mnt/a\040b`:   "/mnt/a b",
+		`/mnt/tab\011x`: "/mnt/tab\tx",
+		`/back\134s`:    `/back\s`,
+		`/trailing\04`:  `/trailing\04`,
+		`/plain`:        "/plain",
+	}
+	for in, want := range uu {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParseMountInfo(f *testing.F) {
+	b, err := os.ReadFile("testdata/mountinfo")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add(`1 2 3:4 / /a\040b rw - x y`)
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := parseMountInfo(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, m := range ms {
+			if m.FSType == "" {
+				t.Errorf("parsed a mount without a filesystem type from %q", s)
+			}
+		}
+		mountOf(ms, "/a b/c")
+	})
+}

@@ -1,0 +1,138 @@
+package knob
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
+)
+
+func TestScheduler(t *testing.T) {
+	mnt, dev := loopExt4(t)
+	ctx := testCtx(t)
+	file := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
+	was, offered, err := readScheduler(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(offered, func(s string) bool { return s != was })
+	if i < 0 {
+		t.Skipf("%s offers only %s", dev, was)
+	}
+	to := offered[i]
+	t.Cleanup(func() {
+		if now, _, _ := readScheduler(file); now != was {
+			t.Errorf("%s left at %s: putting back %s", file, now, was)
+			writeSys(file, was)
+		}
+	})
+
+	k := newKnob(t, "scheduler", Settings{"value": to})
+	w := spec(filepath.Join(mnt, "data", "deeper")) // not made yet: its parent's disk counts
+	plan, err := k.Plan(ctx, Env{Root: true}, w)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if want := "echo " + to + " > " + file; !contains(plan.Do, want) || !contains(plan.Undo, "echo "+was+" > "+file) {
+		t.Errorf("Plan = %q / %q, want %q and back", plan.Do, plan.Undo, want)
+	}
+	if !strings.HasPrefix(plan.Before, was+" ("+filepath.Base(dev)) {
+		t.Errorf("Before = %q, want %s on %s", plan.Before, was, dev)
+	}
+	if now, _, _ := readScheduler(file); now != was {
+		t.Fatalf("Plan changed the scheduler to %s", now)
+	}
+
+	got, c, revert, err := k.Apply(ctx, Env{Root: true}, w)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if got != w {
+		t.Errorf("Apply changed the spec: %+v", got)
+	}
+	if now, _, _ := readScheduler(file); now != to {
+		t.Errorf("%s shows %s after Apply, want %s", file, now, to)
+	}
+	if !strings.HasPrefix(c.After, to) {
+		t.Errorf("After = %q, want %s", c.After, to)
+	}
+	if err := revert(ctx); err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	if now, _, _ := readScheduler(file); now != was {
+		t.Errorf("%s shows %s after revert, want %s", file, now, was)
+	}
+	if err := revert(ctx); err != nil {
+		t.Errorf("second revert: %v", err)
+	}
+}
+
+func TestSchedulerUnavailable(t *testing.T) {
+	mnt, dev := loopExt4(t)
+	ctx := testCtx(t)
+	_, offered, err := readScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = newKnob(t, "scheduler", Settings{"value": "cfq"}).Plan(ctx, Env{Root: true}, spec(mnt))
+	wantUnavailable(t, err, filepath.Base(dev)+" offers "+strings.Join(offered, ", ")+", not cfq")
+
+	tmp := testutil.Tmpfs(t, "4m")
+	_, err = newKnob(t, "scheduler", Settings{"value": "none"}).Plan(ctx, Env{Root: true}, spec(tmp))
+	wantUnavailable(t, err, "is on tmpfs (tmpfs), which is not a block device")
+}
+
+func TestSchedulerNotRoot(t *testing.T) {
+	mnt, dev := loopExt4(t)
+	file := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
+	was, offered, err := readScheduler(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := offered[slices.IndexFunc(offered, func(s string) bool { return s != was })]
+	_, _, _, err = newKnob(t, "scheduler", Settings{"value": to}).Apply(testCtx(t), Env{}, spec(mnt))
+	wantUnavailable(t, err, "needs root")
+
+	// Asking for the scheduler already in use changes nothing, root or not.
+	_, c, revert, err := newKnob(t, "scheduler", Settings{"value": was}).Apply(testCtx(t), Env{}, spec(mnt))
+	if err != nil || !strings.HasPrefix(c.Do[0], "nothing") {
+		t.Fatalf("Apply(%s) = %q, %v; want nothing to do", was, c.Do, err)
+	}
+	if err := revert(testCtx(t)); err != nil {
+		t.Errorf("revert: %v", err)
+	}
+}
+
+func TestParseSchedulers(t *testing.T) {
+	uu := map[string]struct {
+		in, cur, offered string
+	}{
+		"typical":   {"[mq-deadline] kyber bfq none\n", "mq-deadline", "mq-deadline kyber bfq none"},
+		"none last": {"none [bfq]", "bfq", "none bfq"},
+		"single":    {"none\n", "none", "none"},
+		"empty":     {"", "", ""},
+	}
+	for name, u := range uu {
+		cur, offered := parseSchedulers(u.in)
+		if cur != u.cur || strings.Join(offered, " ") != u.offered {
+			t.Errorf("%s: parseSchedulers(%q) = %q, %q; want %q, %q", name, u.in, cur, offered, u.cur, u.offered)
+		}
+	}
+}
+
+func TestDevSysPath(t *testing.T) {
+	uu := map[uint64]string{
+		0x0801:         "/sys/dev/block/8:1",
+		0x10300:        "/sys/dev/block/259:0",
+		0x10fe00:       "/sys/dev/block/254:256",
+		0x100000000000: "/sys/dev/block/4096:0",
+		(7 << 8) | 12:  "/sys/dev/block/7:12",
+	}
+	for dev, want := range uu {
+		if got := devSysPath(dev); got != want {
+			t.Errorf("devSysPath(%#x) = %s, want %s", dev, got, want)
+		}
+	}
+}

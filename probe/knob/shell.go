@@ -1,0 +1,126 @@
+package knob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
+
+var shellSettings = map[string]string{
+	"apply":   "the command that makes the change (required); it also sees PERFBISECT_DATA_DIR, the workload's data dir",
+	"revert":  "the command that puts it back (required; \"true\" when there is nothing to put back); also run when apply fails, to undo any part of it",
+	"shell":   "the shell that runs both, as shell -c COMMAND (default /bin/sh)",
+	"timeout": "how long each command may run before it is killed (default 60s)",
+}
+
+func init() {
+	register(Kind{
+		Name:     "shell",
+		Summary:  "run a command the playbook gives to make a change, and another to put it back",
+		Settings: shellSettings,
+		New:      newShell,
+	})
+}
+
+type shellKnob struct {
+	apply, revert, shell string
+	timeout              time.Duration
+	settings             Settings
+}
+
+func newShell(s Settings) (Knob, error) {
+	if err := checkSettings("shell", s, shellSettings); err != nil {
+		return nil, err
+	}
+	k := &shellKnob{shell: "/bin/sh", timeout: time.Minute}
+	var err error
+	if k.apply, err = required("shell", s, "apply", "the command that makes the change"); err != nil {
+		return nil, err
+	}
+	if k.revert, err = required("shell", s, "revert", `the command that puts the change back, or "true" when there is nothing to put back`); err != nil {
+		return nil, err
+	}
+	if v, ok := s["shell"]; ok {
+		if v == "" {
+			return nil, fmt.Errorf("shell: shell %q: want a shell program, like /bin/sh or /bin/bash", v)
+		}
+		k.shell = v
+	}
+	if v, ok := s["timeout"]; ok {
+		if k.timeout, err = parseDuration("shell", "timeout", v); err != nil {
+			return nil, err
+		}
+	}
+	k.settings = withDefaults(s, Settings{"shell": k.shell, "timeout": k.timeout.String()})
+	return k, nil
+}
+
+func (k *shellKnob) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
+	// The commands are shown as the playbook wrote them: they are what will
+	// run, word for word, with shell -c.
+	c := Change{Knob: "shell", Settings: k.settings, Do: []string{k.apply}, Undo: []string{k.revert}}
+	if _, err := exec.LookPath(k.shell); err != nil {
+		return c, &Unavailable{Knob: "shell", Reason: fmt.Sprintf("the shell %s is not installed here", k.shell)}
+	}
+	return c, nil
+}
+
+func (k *shellKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
+	c, err := k.Plan(ctx, env, w)
+	if err != nil {
+		return w, c, nil, err
+	}
+	dir, err := dataDir(w)
+	if err != nil {
+		return w, c, nil, fmt.Errorf("shell: %v", err)
+	}
+	run := func(ctx context.Context, script string) (string, error) {
+		return runShell(ctx, k.shell, script, k.timeout, "PERFBISECT_DATA_DIR="+dir)
+	}
+	revert := once(func(ctx context.Context) error {
+		ctx, cancel := detached(ctx, k.timeout)
+		defer cancel()
+		if _, err := run(ctx, k.revert); err != nil {
+			return fmt.Errorf("shell revert failed, so the step's change may still be in place: %v (run it by hand: %s)", err, command(k.shell, "-c", k.revert))
+		}
+		return nil
+	})
+	out, err := run(ctx, k.apply)
+	if err != nil {
+		// The command may have done part of its work before it failed: its
+		// revert puts back what it can, as after a successful apply.
+		err = fmt.Errorf("shell: apply failed: %v", err)
+		if rerr := revert(ctx); rerr != nil {
+			return w, c, nil, errors.Join(err, rerr)
+		}
+		return w, c, nil, fmt.Errorf("%v (the revert command ran after it)", err)
+	}
+	c.After = out
+	return w, c, revert, nil
+}
+
+// runShell runs script with shell -c, killing it and everything it started
+// after timeout, and returns the last lines of its output. A failure names
+// the exact command, how it ended and the last lines of its stderr.
+func runShell(parent context.Context, shell, script string, timeout time.Duration, env ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, shell, "-c", script)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, stderr := &tail{max: 16 << 10}, &tail{max: 16 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	killGroup(cmd)
+	if err := cmd.Run(); err != nil {
+		how := exitReason(ctx, err)
+		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			how = fmt.Errorf("killed after the %v timeout", timeout)
+		}
+		return stdout.String(5), fmt.Errorf("%s: %v%s", command(shell, "-c", script), how, said(stderr))
+	}
+	return stdout.String(5), nil
+}

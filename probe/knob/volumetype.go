@@ -1,0 +1,100 @@
+package knob
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
+
+var volumeTypeSettings = map[string]string{
+	"to":         "the EBS volume type to move the data to: " + strings.Join(volumeTypes, ", ") + " (required)",
+	"iops":       "provisioned IOPS, for gp3 (default 3000), io1 and io2 (required for those)",
+	"throughput": "provisioned throughput in MiB/s, for gp3 only (default 125)",
+}
+
+// volumeTypes are the EBS volume types, as the EC2 API names them.
+var volumeTypes = []string{"gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"}
+
+// volumeIOPSMin is the least IOPS each type with provisioned IOPS takes.
+// The maxima change as AWS raises them, so the EC2 API checks those.
+var volumeIOPSMin = map[string]int{"gp3": 3000, "io1": 100, "io2": 100}
+
+func init() {
+	register(Kind{
+		Name:     "volume-type",
+		Summary:  "run the step on another EBS volume type (a scratch volume on EC2, the emulated volume's limits in the lab)",
+		Settings: volumeTypeSettings,
+		New:      newVolumeType,
+	})
+}
+
+type volumeType struct {
+	to               string
+	iops, throughput int // 0: not set
+	settings         Settings
+}
+
+func newVolumeType(s Settings) (Knob, error) {
+	const knob = "volume-type"
+	if err := checkSettings(knob, s, volumeTypeSettings); err != nil {
+		return nil, err
+	}
+	to, err := required(knob, s, "to", "the EBS volume type, one of "+strings.Join(volumeTypes, ", "))
+	if err != nil {
+		return nil, err
+	}
+	if err := oneOf(knob, "to", to, volumeTypes...); err != nil {
+		return nil, err
+	}
+	k := &volumeType{to: to, settings: s}
+	positive := func(name string) (int, error) {
+		v, ok := s[name]
+		if !ok {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%s: %s %q: want a whole number above zero", knob, name, v)
+		}
+		return n, nil
+	}
+	if k.iops, err = positive("iops"); err != nil {
+		return nil, err
+	}
+	if k.throughput, err = positive("throughput"); err != nil {
+		return nil, err
+	}
+	least, provisioned := volumeIOPSMin[to]
+	switch {
+	case k.iops > 0 && !provisioned:
+		return nil, fmt.Errorf("%s: iops: %s has no provisioned IOPS (only gp3, io1 and io2 do)", knob, to)
+	case k.iops > 0 && k.iops < least:
+		return nil, fmt.Errorf("%s: iops %d: %s takes at least %d", knob, k.iops, to, least)
+	case k.iops == 0 && (to == "io1" || to == "io2"):
+		return nil, fmt.Errorf("%s: setting \"iops\" is required for %s: its provisioned IOPS, at least %d", knob, to, least)
+	case k.throughput > 0 && to != "gp3":
+		return nil, fmt.Errorf("%s: throughput: only gp3 has provisioned throughput, not %s", knob, to)
+	case k.throughput > 0 && k.throughput < 125:
+		return nil, fmt.Errorf("%s: throughput %d: gp3 takes at least 125 MiB/s", knob, k.throughput)
+	}
+	return k, nil
+}
+
+// volumeTypeUnavailable is why a plain host cannot change its volume type.
+// EC2 (a scratch volume, or ModifyVolume) and the lab (the emulated
+// volume's limits) come in later issues and will branch here on the Env.
+func volumeTypeUnavailable() error {
+	return &Unavailable{Knob: "volume-type", Reason: "volume-type needs EC2 or the lab (perfbisect lab up): this host has no EBS volume"}
+}
+
+func (k *volumeType) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
+	return Change{Knob: "volume-type", Settings: k.settings}, volumeTypeUnavailable()
+}
+
+func (k *volumeType) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
+	c, err := k.Plan(ctx, env, w)
+	return w, c, nil, err
+}

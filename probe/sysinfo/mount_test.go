@@ -1,0 +1,136 @@
+package sysinfo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readTestMounts(t *testing.T) []Mount {
+	t.Helper()
+	f, err := os.Open("testdata/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ms, err := ParseMountInfo(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func TestParseMountInfo(t *testing.T) {
+	ms := readTestMounts(t)
+	if len(ms) != 9 {
+		t.Fatalf("got %d mounts, want 9", len(ms))
+	}
+	m := ms[5]
+	want := Mount{ID: 40, Parent: 27, Dev: "259:2", Root: "/", Point: "/var/lib/mysql", Opts: "rw,noatime",
+		FSType: "xfs", Source: "/dev/nvme1n1p1", SuperOpts: "rw,attr2,inode64,logbufs=8,noquota"}
+	if m != want {
+		t.Errorf("mount with optional fields:\n got %+v\nwant %+v", m, want)
+	}
+	if ms[6].Point != "/mnt/my data" {
+		t.Errorf("escaped point = %q, want %q", ms[6].Point, "/mnt/my data")
+	}
+	if ms[7].Root != "/mysql/binlog" {
+		t.Errorf("bind mount root = %q", ms[7].Root)
+	}
+}
+
+func TestParseMountInfoMalformed(t *testing.T) {
+	_, err := ParseMountInfo(strings.NewReader("22 27 0:21 / /proc rw,relatime proc proc rw\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), "malformed mount") {
+		t.Errorf("err = %v, want a malformed mount on line 1", err)
+	}
+}
+
+func TestMountOf(t *testing.T) {
+	ms := readTestMounts(t)
+	uu := map[string]struct{ path, point, fstype string }{
+		"root":           {"/home/sre/data", "/", "ext4"},
+		"exact":          {"/var/lib/mysql", "/var/lib/mysql", "xfs"},
+		"below":          {"/var/lib/mysql/ibdata", "/var/lib/mysql", "xfs"},
+		"sibling prefix": {"/var/lib/mysqlxy", "/", "ext4"},
+		"stacked on top": {"/dev/shm/x", "/dev/shm", "tmpfs"},
+		"space":          {"/mnt/my data/x", "/mnt/my data", "ext4"},
+	}
+	for name, u := range uu {
+		m, ok := MountOf(ms, u.path)
+		if !ok || m.Point != u.point || m.FSType != u.fstype {
+			t.Errorf("%s: MountOf(%s) = %s %s, want %s %s", name, u.path, m.Point, m.FSType, u.point, u.fstype)
+		}
+	}
+	if m, _ := MountOf(ms, "/dev/shm"); m.ID != 30 {
+		t.Errorf("of two mounts stacked on /dev/shm, got %d, want the later one, 30", m.ID)
+	}
+	if m, ok := MountOf(nil, "/x"); ok {
+		t.Errorf("MountOf(no mounts) = %+v, want none", m)
+	}
+}
+
+func TestUnescapeMount(t *testing.T) {
+	uu := map[string]string{
+		`/mnt/a\040b`:   "/mnt/a b",
+		`/mnt/tab\011x`: "/mnt/tab\tx",
+		`/back\134s`:    `/back\s`,
+		`/trailing\04`:  `/trailing\04`,
+		`/plain`:        "/plain",
+	}
+	for in, want := range uu {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLocate(t *testing.T) {
+	tmp := t.TempDir()
+	link := filepath.Join(tmp, "link")
+	if err := os.Symlink(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := Mounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := MountOf(ms, real)
+	uu := map[string]string{
+		"exists":       tmp,
+		"not yet made": filepath.Join(tmp, "a", "b"),
+		"via symlink":  filepath.Join(link, "a"),
+	}
+	for name, path := range uu {
+		dir, m, err := Locate(path)
+		if err != nil || dir != real || m != want {
+			t.Errorf("%s: Locate(%s) = %s, %s, %v; want %s, %s", name, path, dir, m.Point, err, real, want.Point)
+		}
+	}
+}
+
+func FuzzParseMountInfo(f *testing.F) {
+	b, err := os.ReadFile("testdata/mountinfo")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add(`1 2 3:4 / /a\040b rw - x y`)
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := ParseMountInfo(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, m := range ms {
+			if m.FSType == "" {
+				t.Errorf("parsed a mount without a filesystem type from %q", s)
+			}
+		}
+		MountOf(ms, "/a b/c")
+	})
+}

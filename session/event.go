@@ -1,0 +1,248 @@
+// Package session owns the investigation: the walk through a playbook's
+// steps, the verdict and decision of each, and the event stream that the
+// log, the live view, the replay and the report all read.
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/session/verdict"
+)
+
+// Type names an event, as written in its "type" field.
+type Type string
+
+const (
+	TypeSession    Type = "session"
+	TypeHost       Type = "host"
+	TypeStepStart  Type = "step_start"
+	TypeStepEnd    Type = "step_end"
+	TypeKnob       Type = "knob"
+	TypeSample     Type = "sample"
+	TypeVerdict    Type = "verdict"
+	TypeDecision   Type = "decision"
+	TypeNote       Type = "note"
+	TypeError      Type = "error"
+	TypeSessionEnd Type = "session_end"
+	// TypeSummary is the last line of `perfbisect probe --json`, so that
+	// output can serve as a reference run.
+	TypeSummary Type = "summary"
+)
+
+// Event is one thing that happened in an investigation. On the wire it is
+// one flat JSON object: the header fields (type, time, step) and the fields
+// of its payload side by side, so a sample event reads exactly like a line
+// of `perfbisect probe --json` with a step and a time added.
+type Event struct {
+	Type Type
+	Time time.Time
+	Step string // the step it belongs to, if any
+	// Data is a pointer to the payload of Type: *SessionStart, *HostFacts,
+	// *StepStart, *StepEnd, *KnobEvent, *probe.Sample, *Verdict,
+	// *Decision, *Note, *ErrorEvent, *SessionEnd.
+	Data any
+}
+
+// SessionStart opens a log.
+type SessionStart struct {
+	Version   string     `json:"version"`
+	Playbook  string     `json:"playbook"`
+	Source    string     `json:"source"` // a file, or embedded:NAME
+	YAML      string     `json:"yaml"`   // the playbook's text, so the log stands alone
+	Workload  probe.Spec `json:"workload"`
+	Reference string     `json:"reference,omitempty"` // the file of the known-good run
+	Host      string     `json:"host"`
+	DryRun    bool       `json:"dry_run,omitempty"`
+}
+
+// HostFacts are what the host says about itself and the data directory.
+type HostFacts = host.Facts
+
+// StepStart says what a step is about to test.
+type StepStart struct {
+	Title      string    `json:"title"`
+	Hypothesis string    `json:"hypothesis"`
+	Reproduce  bool      `json:"reproduce,omitempty"`
+	Knobs      []knob.Use `json:"knobs,omitempty"`
+	DurationS  float64   `json:"duration_s"`
+}
+
+// State is where a step ended up.
+type State string
+
+const (
+	StatePending      State = "pending"
+	StateRunning      State = "running"
+	StatePersists     State = "persists"     // still as slow as the reproduced regression
+	StateGone         State = "gone"         // back to the reference, or better
+	StateRegressed    State = "regressed"    // the reproduce step: slower than the reference
+	StateSame         State = "same"         // the reproduce step: no different from the reference
+	StateMeasured     State = "measured"     // the reproduce step without a reference: it is the baseline
+	StateInconclusive State = "inconclusive" // not known even at --max-duration
+	StateSkipped      State = "skipped"
+	StateUnavailable  State = "unavailable" // a knob cannot work here
+	StateFailed       State = "failed"
+	StateDryRun       State = "dry-run"
+)
+
+// StepEnd closes a step.
+type StepEnd struct {
+	State     State          `json:"state"`
+	Reason    string         `json:"reason,omitempty"`
+	Summary   *probe.Summary `json:"summary,omitempty"`
+	DurationS float64        `json:"duration_s"`
+}
+
+// KnobAction is what happened to a knob.
+type KnobAction string
+
+const (
+	KnobPlanned      KnobAction = "planned"
+	KnobApplied      KnobAction = "applied"
+	KnobReverted     KnobAction = "reverted"
+	KnobRevertFailed KnobAction = "revert_failed"
+	KnobUnavailable  KnobAction = "unavailable"
+)
+
+// KnobEvent records a change planned, applied or reverted, with what was
+// there before.
+type KnobEvent struct {
+	Action KnobAction  `json:"action"`
+	Change knob.Change `json:"change"`
+	Error  string      `json:"error,omitempty"`
+}
+
+// Against names the baseline of a verdict.
+type Against string
+
+const (
+	AgainstReference  Against = "reference"
+	AgainstRegression Against = "regression"
+)
+
+// Verdict is a step judged against a baseline.
+type Verdict struct {
+	Against Against `json:"against"`
+	verdict.Verdict
+}
+
+// Decision is what the verdicts mean in the playbook, and where the walk goes.
+type Decision struct {
+	State      State  `json:"state"`
+	Meaning    string `json:"meaning,omitempty"`
+	Next       string `json:"next,omitempty"`
+	Conclusion string `json:"conclusion,omitempty"`
+}
+
+// Note is free text from the operator.
+type Note struct {
+	Text string `json:"text"`
+}
+
+// ErrorEvent is something that went wrong and what was done about it.
+type ErrorEvent struct {
+	Message string `json:"message"`
+	Action  string `json:"action,omitempty"`
+}
+
+// Ending says how a session ended.
+type Ending string
+
+const (
+	EndConcluded   Ending = "concluded"
+	EndQuit        Ending = "quit"
+	EndInterrupted Ending = "interrupted"
+	EndFailed      Ending = "failed"
+)
+
+// SessionEnd closes a log.
+type SessionEnd struct {
+	Ended      Ending `json:"ended"`
+	Conclusion string `json:"conclusion,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+type header struct {
+	Type Type      `json:"type"`
+	Time time.Time `json:"time"`
+	Step string    `json:"step,omitempty"`
+}
+
+// MarshalJSON writes the header and the payload's fields as one object.
+func (e Event) MarshalJSON() ([]byte, error) {
+	h, err := json.Marshal(header{e.Type, e.Time, e.Step})
+	if err != nil {
+		return nil, err
+	}
+	if e.Data == nil {
+		return h, nil
+	}
+	d, err := json.Marshal(e.Data)
+	if err != nil {
+		return nil, err
+	}
+	if len(d) < 2 || d[0] != '{' {
+		return nil, fmt.Errorf("event %s: payload %T is not a JSON object", e.Type, e.Data)
+	}
+	if len(d) == 2 { // {}
+		return h, nil
+	}
+	out := make([]byte, 0, len(h)+len(d))
+	out = append(out, h[:len(h)-1]...)
+	out = append(out, ',')
+	return append(out, d[1:]...), nil
+}
+
+// UnmarshalJSON reads the header, then the payload its type names. An
+// unknown type keeps its header and no payload, so newer logs still open.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var h header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return err
+	}
+	if h.Type == "" {
+		return fmt.Errorf("no \"type\" field")
+	}
+	*e = Event{Type: h.Type, Time: h.Time, Step: h.Step, Data: newPayload(h.Type)}
+	if e.Data == nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	return d.Decode(e.Data)
+}
+
+func newPayload(t Type) any {
+	switch t {
+	case TypeSession:
+		return &SessionStart{}
+	case TypeHost:
+		return &HostFacts{}
+	case TypeStepStart:
+		return &StepStart{}
+	case TypeStepEnd:
+		return &StepEnd{}
+	case TypeKnob:
+		return &KnobEvent{}
+	case TypeSample:
+		return &probe.Sample{}
+	case TypeVerdict:
+		return &Verdict{}
+	case TypeDecision:
+		return &Decision{}
+	case TypeNote:
+		return &Note{}
+	case TypeError:
+		return &ErrorEvent{}
+	case TypeSessionEnd:
+		return &SessionEnd{}
+	case TypeSummary:
+		return &probe.Summary{}
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session/verdict"
+)
+
+// judgement is what the verdicts of a step say, before the playbook says
+// what that means.
+type judgement struct {
+	state    State
+	outcome  string // the playbook outcome it selects: persists, gone or unavailable
+	verdicts []Verdict
+	note     string
+}
+
+// judge compares a step's samples with the reference (the known-good run,
+// may be empty) and with the reproduced regression (empty for the
+// reproduce step itself).
+func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options, warmup probe.Duration) (judgement, error) {
+	opt = opt.WithDefaults()
+	stepV, err := values(step, opt.Metric, warmup)
+	if err != nil {
+		return judgement{}, err
+	}
+	var j judgement
+	var vsRef, vsRepro *verdict.Verdict
+	if len(ref) > 0 {
+		refV, err := values(ref, opt.Metric, warmup)
+		if err != nil {
+			return judgement{}, err
+		}
+		o := opt
+		o.BaseName = "the reference"
+		v := verdict.Compare(refV, stepV, o)
+		vsRef = &v
+		j.verdicts = append(j.verdicts, Verdict{Against: AgainstReference, Verdict: v})
+	}
+	if !reproduce {
+		reproV, err := values(repro, opt.Metric, warmup)
+		if err != nil {
+			return judgement{}, err
+		}
+		o := opt
+		o.BaseName = "the regression"
+		v := verdict.Compare(reproV, stepV, o)
+		vsRepro = &v
+		j.verdicts = append(j.verdicts, Verdict{Against: AgainstRegression, Verdict: v})
+	}
+
+	switch {
+	case reproduce && vsRef == nil:
+		j.state, j.outcome = StateMeasured, "persists"
+		j.note = "no reference: this step is the baseline the others are judged against"
+	case reproduce:
+		switch vsRef.Outcome {
+		case verdict.Regressed:
+			j.state, j.outcome = StateRegressed, "persists"
+		case verdict.Same, verdict.Improved:
+			j.state, j.outcome = StateSame, "gone"
+		default:
+			j.state, j.outcome = StateInconclusive, "unavailable"
+		}
+	case vsRef != nil && (vsRef.Outcome == verdict.Same || vsRef.Outcome == verdict.Improved):
+		j.state, j.outcome = StateGone, "gone"
+	case vsRef != nil && vsRef.Outcome == verdict.Regressed && vsRepro.Outcome == verdict.Improved:
+		j.state, j.outcome = StatePersists, "persists"
+		j.note = fmt.Sprintf("better than the regression (%.2fx) but still slower than the reference (%.2fx)", vsRepro.Ratio, vsRef.Ratio)
+	case vsRepro.Outcome == verdict.Same || vsRepro.Outcome == verdict.Regressed:
+		j.state, j.outcome = StatePersists, "persists"
+	case vsRef == nil && vsRepro.Outcome == verdict.Improved:
+		j.state, j.outcome = StateGone, "gone"
+	default:
+		j.state, j.outcome = StateInconclusive, "unavailable"
+	}
+	return j, nil
+}
+
+func values(samples []probe.Sample, metric string, warmup probe.Duration) ([]float64, error) {
+	return verdict.Values(verdict.Trim(samples, warmup.Std()), metric)
+}

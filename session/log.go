@@ -1,0 +1,172 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// LogWriter appends events to a session log, one JSON object per line. Each
+// line is written whole with one write(2) on an O_APPEND file, so a crash
+// can only tear the last line; Sync makes the log durable (the runner calls
+// it at the end of every step and of the session).
+type LogWriter struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	err  error
+}
+
+// CreateLog creates a new log at path; an existing file is never
+// overwritten or appended to.
+func CreateLog(path string) (*LogWriter, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("session log %s already exists (choose another --record)", path)
+		}
+		return nil, fmt.Errorf("create session log: %w", err)
+	}
+	return &LogWriter{f: f, path: path}, nil
+}
+
+// Path is the log's file name.
+func (w *LogWriter) Path() string { return w.path }
+
+// Write appends one event. After a write error every later call returns it.
+func (w *LogWriter) Write(e Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", e.Type, err)
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if _, err := w.f.Write(b); err != nil {
+		w.err = fmt.Errorf("write session log %s: %w", w.path, err)
+	}
+	return w.err
+}
+
+// Sync flushes the log to stable storage.
+func (w *LogWriter) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.f.Sync(); err != nil {
+		w.err = fmt.Errorf("sync session log %s: %w", w.path, err)
+	}
+	return w.err
+}
+
+// Close syncs and closes the log.
+func (w *LogWriter) Close() error {
+	err := w.Sync()
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+// LineError is a line of a log that could not be read. The reader reports
+// it and goes on with the next line.
+type LineError struct {
+	Line int
+	Torn bool // the last line, cut short without its newline (a crash mid-write)
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	if e.Torn {
+		return fmt.Sprintf("line %d: cut short (the log ends mid-line, as after a crash), ignored", e.Line)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader reads a session log (or `perfbisect probe --json` output) event by
+// event, in the bufio.Scanner shape. Every complete line is kept; a bad line
+// is recorded as a *LineError and the scan goes on.
+type Reader struct {
+	r    *bufio.Reader
+	line int
+	ev   Event
+	bad  []*LineError
+	err  error
+}
+
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// Scan advances to the next event.
+func (r *Reader) Scan() bool {
+	for r.err == nil {
+		b, err := r.r.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			r.err = err
+			return false
+		}
+		if len(b) == 0 {
+			return false
+		}
+		r.line++
+		torn := err == io.EOF
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			if torn {
+				return false
+			}
+			continue
+		}
+		var ev Event
+		if perr := json.Unmarshal(b, &ev); perr != nil {
+			r.bad = append(r.bad, &LineError{Line: r.line, Torn: torn, Err: perr})
+			if torn {
+				return false
+			}
+			continue
+		}
+		r.ev = ev
+		return true
+	}
+	return false
+}
+
+// Event is the event read by the last successful Scan.
+func (r *Reader) Event() Event { return r.ev }
+
+// Err is a read error of the underlying file (not a bad line).
+func (r *Reader) Err() error { return r.err }
+
+// BadLines lists the lines that could not be read, the torn tail included.
+func (r *Reader) BadLines() []*LineError { return r.bad }
+
+// ReadLogFile reads a whole log. Bad lines do not make it fail: they come
+// back for the caller to report (a torn last line is the normal mark of a
+// crash).
+func ReadLogFile(path string) ([]Event, []*LineError, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	r := NewReader(f)
+	var evs []Event
+	for r.Scan() {
+		evs = append(evs, r.Event())
+	}
+	if r.Err() != nil {
+		return evs, r.BadLines(), fmt.Errorf("read %s: %w", path, r.Err())
+	}
+	return evs, r.BadLines(), nil
+}

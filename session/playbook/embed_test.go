@@ -1,0 +1,191 @@
+package playbook
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestEmbedded(t *testing.T) {
+	ps, err := embedded(fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Name)
+		src, err := Source(p.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p.YAML, src) || p.Source != "embedded:"+p.Name {
+			t.Errorf("%s: Source %q and YAML do not match Source(%q)", p.Name, p.Source, p.Name)
+		}
+		if p.Description == "" {
+			t.Errorf("%s: no description", p.Name)
+		}
+		for _, s := range p.Steps {
+			if s.Meaning[Persists] == "" || s.Meaning[Gone] == "" {
+				t.Errorf("%s: step %s does not say what its outcomes mean", p.Name, s.ID)
+			}
+		}
+	}
+	if want := []string{"ebs-write-regression", "local-disk"}; !slices.Equal(got, want) {
+		t.Errorf("embedded playbooks %v, want %v (sorted)", got, want)
+	}
+}
+
+func TestLookupUnknown(t *testing.T) {
+	for _, name := range []string{"nope", "../playbook", "playbooks/local-disk", ""} {
+		if _, err := Lookup(name); err == nil || !strings.Contains(err.Error(), "built in: ebs-write-regression, local-disk") {
+			t.Errorf("Lookup(%q) = %v, want an error listing the playbooks", name, err)
+		}
+		if _, err := Source(name); err == nil {
+			t.Errorf("Source(%q) found a playbook", name)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	p, err := lookup("local-disk", fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var knobs []string
+	for _, s := range p.Steps {
+		for _, k := range s.Knobs {
+			knobs = append(knobs, k.Knob+" "+k.With["size"]+k.With["mode"]+k.With["value"])
+		}
+	}
+	if want := []string{"tmpfs 1g", "fsync off", "scheduler none"}; !slices.Equal(knobs, want) {
+		t.Errorf("local-disk knobs %q, want %q", knobs, want)
+	}
+}
+
+// walk follows a playbook from its first step, taking each step's outcome
+// from outcomes, and returns the steps it went through and the conclusion.
+func walk(t *testing.T, p *Playbook, outcomes map[string]string) ([]string, string) {
+	t.Helper()
+	var path []string
+	s := &p.Steps[0]
+	for range len(p.Steps) {
+		path = append(path, s.ID)
+		outcome, ok := outcomes[s.ID]
+		if !ok {
+			t.Fatalf("walk %v: no outcome for step %s", path, s.ID)
+		}
+		tg := s.Target(outcome)
+		if tg.Conclude != "" {
+			return path, tg.Conclude
+		}
+		next, ok := p.Step(tg.Next)
+		if !ok {
+			t.Fatalf("walk %v: step %s leads to %v, which is no step", path, s.ID, tg)
+		}
+		s = next
+	}
+	t.Fatalf("walk %v: no conclusion after every step", path)
+	return nil, ""
+}
+
+// The seeds' investigation: DoltHub downgraded the AMI (no change), left the
+// cluster (no change), moved the data to tmpfs (gone), turned fsync off
+// (gone) and moved from gp2 to gp3 (fixed).
+func TestWalkSeeds(t *testing.T) {
+	p, err := lookup("ebs-write-regression", fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, conclusion := walk(t, p, map[string]string{
+		"reproduce":   Persists,
+		"image":       Persists,
+		"host":        Persists,
+		"tmpfs":       Gone,
+		"fsync":       Gone,
+		"volume-type": Gone,
+	})
+	if want := []string{"reproduce", "image", "host", "tmpfs", "fsync", "volume-type"}; !slices.Equal(path, want) {
+		t.Errorf("walked %v, want %v", path, want)
+	}
+	for _, w := range []string{"gp2", "gp3", "fsync"} {
+		if !strings.Contains(conclusion, w) {
+			t.Errorf("conclusion %q does not mention %s", conclusion, w)
+		}
+	}
+}
+
+// On a plain host the image and host steps cannot run: the walk goes on
+// to the disk, and ends without a volume to change.
+func TestWalkPlainHost(t *testing.T) {
+	p, err := lookup("ebs-write-regression", fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, conclusion := walk(t, p, map[string]string{
+		"reproduce":   Persists,
+		"image":       Unavailable,
+		"host":        Unavailable,
+		"tmpfs":       Gone,
+		"fsync":       Gone,
+		"volume-type": Unavailable,
+	})
+	if want := []string{"reproduce", "image", "host", "tmpfs", "fsync", "volume-type"}; !slices.Equal(path, want) {
+		t.Errorf("walked %v, want %v", path, want)
+	}
+	if !strings.Contains(conclusion, "flush latency of this disk") {
+		t.Errorf("conclusion %q", conclusion)
+	}
+}
+
+func TestWalkBranches(t *testing.T) {
+	p, err := lookup("ebs-write-regression", fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uu := map[string]struct {
+		outcomes map[string]string
+		want     string
+	}{
+		"not reproduced": {map[string]string{"reproduce": Gone}, "Not reproduced"},
+		"the image":      {map[string]string{"reproduce": Persists, "image": Gone}, "image change caused it"},
+		"the cluster":    {map[string]string{"reproduce": Persists, "image": Persists, "host": Gone}, "The cluster caused it"},
+		"not the disk": {map[string]string{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Persists},
+			"Not the disk"},
+		"not the flushes": {map[string]string{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Persists},
+			"not its flushes"},
+		"gp3 as slow": {map[string]string{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Gone, "volume-type": Persists},
+			"io2"},
+	}
+	for name, u := range uu {
+		t.Run(name, func(t *testing.T) {
+			if _, c := walk(t, p, u.outcomes); !strings.Contains(c, u.want) {
+				t.Errorf("conclusion %q, want it to hold %q", c, u.want)
+			}
+		})
+	}
+}
+
+// Every path through every built-in playbook, whatever the outcomes, ends
+// in a conclusion.
+func TestEmbeddedEveryPathConcludes(t *testing.T) {
+	ps, err := embedded(fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		var visit func(id string, depth int)
+		visit = func(id string, depth int) {
+			s, ok := p.Step(id)
+			if !ok || depth > len(p.Steps) {
+				t.Fatalf("%s: bad walk at %q (depth %d)", p.Name, id, depth)
+			}
+			for _, o := range []string{Persists, Gone, Unavailable} {
+				if next := s.Target(o).Next; next != "" {
+					visit(next, depth+1)
+				}
+			}
+		}
+		visit(p.Steps[0].ID, 0)
+	}
+}
