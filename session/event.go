@@ -66,11 +66,11 @@ type HostFacts = host.Facts
 
 // StepStart says what a step is about to test.
 type StepStart struct {
-	Title      string    `json:"title"`
-	Hypothesis string    `json:"hypothesis"`
-	Reproduce  bool      `json:"reproduce,omitempty"`
+	Title      string     `json:"title"`
+	Hypothesis string     `json:"hypothesis"`
+	Reproduce  bool       `json:"reproduce,omitempty"`
 	Knobs      []knob.Use `json:"knobs,omitempty"`
-	DurationS  float64   `json:"duration_s"`
+	DurationS  float64    `json:"duration_s"`
 }
 
 // State is where a step ended up.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 // watchedSysctls are the settings the tests change; TestMain checks they
@@ -48,12 +49,12 @@ func TestMain(m *testing.M) {
 // or /dev/shm, loop devices over files under tmp, the sysctls they change.
 func hostSnapshot(tmp string) string {
 	var b strings.Builder
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		return err.Error()
 	}
 	for _, m := range ms {
-		if within(m.Point, tmp) || within(m.Point, shmDir) {
+		if sysinfo.Within(m.Point, tmp) || sysinfo.Within(m.Point, shmDir) {
 			fmt.Fprintf(&b, "mount %s %s %s %s %s\n", m.Point, m.FSType, m.Source, m.Opts, m.SuperOpts)
 		}
 	}
@@ -147,13 +148,13 @@ func loopExt4(t *testing.T) (mnt, dev string) {
 }
 
 // mountAt returns the mount on exactly dir, failing the test if there is none.
-func mountAt(t *testing.T, dir string) mountEntry {
+func mountAt(t *testing.T, dir string) sysinfo.Mount {
 	t.Helper()
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := mountOf(ms, dir)
+	m, ok := sysinfo.MountOf(ms, dir)
 	if !ok || m.Point != dir {
 		t.Fatalf("nothing is mounted on %s (the mount holding it is %s)", dir, m.Point)
 	}
@@ -162,11 +163,11 @@ func mountAt(t *testing.T, dir string) mountEntry {
 
 func mounted(t *testing.T, dir string) bool {
 	t.Helper()
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slices.ContainsFunc(ms, func(m mountEntry) bool { return m.Point == dir })
+	return slices.ContainsFunc(ms, func(m sysinfo.Mount) bool { return m.Point == dir })
 }
 
 // wantUnavailable checks err is an *Unavailable whose reason says want.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 var mountOptionsSettings = map[string]string{
@@ -116,7 +117,7 @@ type mountState struct {
 	opts, super string
 }
 
-func stateOf(m mountEntry) mountState { return mountState{m.Opts, m.SuperOpts} }
+func stateOf(m sysinfo.Mount) mountState { return mountState{m.Opts, m.SuperOpts} }
 
 func (s mountState) String() string { return s.opts + " (filesystem: " + s.super + ")" }
 
@@ -130,7 +131,7 @@ func (k *mountOptions) Plan(ctx context.Context, env Env, w probe.Spec) (Change,
 	return c, err
 }
 
-func (k *mountOptions) plan(env Env, w probe.Spec) (Change, mountEntry, error) {
+func (k *mountOptions) plan(env Env, w probe.Spec) (Change, sysinfo.Mount, error) {
 	dir, m, err := dataMount(w)
 	if err != nil {
 		return Change{}, m, fmt.Errorf("mount-options: %v", err)
@@ -165,15 +166,15 @@ func (k *mountOptions) plan(env Env, w probe.Spec) (Change, mountEntry, error) {
 // onRootFS says whether remounting m changes the root filesystem: m is /,
 // or a bind mount of the filesystem mounted on / (whose options a remount
 // changes too, unless it is a bind remount of that mount alone).
-func (k *mountOptions) onRootFS(m mountEntry) (bool, error) {
+func (k *mountOptions) onRootFS(m sysinfo.Mount) (bool, error) {
 	if m.Point == "/" {
 		return true, nil
 	}
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		return false, err
 	}
-	root, ok := mountOf(ms, "/")
+	root, ok := sysinfo.MountOf(ms, "/")
 	return ok && root.Dev == m.Dev && !slices.Contains(k.opts, "bind"), nil
 }
 
@@ -202,7 +203,7 @@ func (k *mountOptions) Apply(ctx context.Context, env Env, w probe.Spec) (probe.
 
 // revert remounts m with the options it had, if they have changed, and
 // checks the mount table shows them again.
-func (k *mountOptions) revert(ctx context.Context, m mountEntry, before mountState) error {
+func (k *mountOptions) revert(ctx context.Context, m sysinfo.Mount, before mountState) error {
 	now, err := currentMount(m)
 	if errors.Is(err, errMountGone) {
 		return nil // unmounted since: nothing of the step is left on it
@@ -236,14 +237,14 @@ func (k *mountOptions) revert(ctx context.Context, m mountEntry, before mountSta
 var errMountGone = errors.New("no longer mounted")
 
 // currentMount finds the mount m again in the mount table.
-func currentMount(m mountEntry) (mountEntry, error) {
-	ms, err := readMounts()
+func currentMount(m sysinfo.Mount) (sysinfo.Mount, error) {
+	ms, err := sysinfo.Mounts()
 	if err != nil {
-		return mountEntry{}, err
+		return sysinfo.Mount{}, err
 	}
-	now, ok := mountOf(ms, m.Point)
+	now, ok := sysinfo.MountOf(ms, m.Point)
 	if !ok || now.ID != m.ID {
-		return mountEntry{}, fmt.Errorf("%s: %w", m.Point, errMountGone)
+		return sysinfo.Mount{}, fmt.Errorf("%s: %w", m.Point, errMountGone)
 	}
 	return now, nil
 }

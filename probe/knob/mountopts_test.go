@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 func TestMountOptions(t *testing.T) {
@@ -105,11 +106,11 @@ func TestMountOptionsRefused(t *testing.T) {
 
 func TestMountOptionsRoot(t *testing.T) {
 	ctx := testCtx(t)
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := mountOf(ms, "/usr/bin"); m.Point != "/" {
+	if m, _ := sysinfo.MountOf(ms, "/usr/bin"); m.Point != "/" {
 		t.Skipf("/usr/bin is on %s, not on /", m.Point)
 	}
 	_, err = newKnob(t, "mount-options", Settings{"options": "noatime"}).Plan(ctx, Env{Root: true}, spec("/usr/bin"))
@@ -200,12 +201,12 @@ func TestMountOptionsPredict(t *testing.T) {
 func TestMountOptionsRootBind(t *testing.T) {
 	testutil.RequireRoot(t)
 	ctx := testCtx(t)
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
-	if m, _ := mountOf(ms, src); m.Point != "/" {
+	if m, _ := sysinfo.MountOf(ms, src); m.Point != "/" {
 		t.Skipf("%s is on %s, not on /", src, m.Point)
 	}
 	bind := t.TempDir()

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 var schedulerSettings = map[string]string{
@@ -47,9 +47,12 @@ func newScheduler(s Settings) (Knob, error) {
 
 // schedPlan is the disk whose scheduler changes, and from what.
 type schedPlan struct {
-	disk, file, from string
-	change           Change
+	disk, queue, from string
+	change            Change
 }
+
+// file is the sysfs file that holds the disk's scheduler.
+func (p schedPlan) file() string { return filepath.Join(p.queue, "scheduler") }
 
 func (k *scheduler) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
 	p, err := k.plan(env, w)
@@ -61,18 +64,19 @@ func (k *scheduler) plan(env Env, w probe.Spec) (schedPlan, error) {
 	if err != nil {
 		return schedPlan{}, fmt.Errorf("scheduler: %v", err)
 	}
-	disk, file, err := schedulerFile(dir, m)
+	disk, queue, err := schedulerQueue(dir, m)
 	if err != nil {
 		return schedPlan{}, err
 	}
-	cur, offered, err := readScheduler(file)
+	cur, offered, err := sysinfo.ReadScheduler(queue)
 	if err != nil {
 		return schedPlan{}, fmt.Errorf("scheduler: %v", err)
 	}
 	if !slices.Contains(offered, k.value) {
 		return schedPlan{}, &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("%s offers %s, not %s (a scheduler built as a module is offered once loaded: modprobe %s)", disk, strings.Join(offered, ", "), k.value, strings.TrimSuffix(k.value, "-iosched"))}
 	}
-	p := schedPlan{disk: disk, file: file, from: cur}
+	p := schedPlan{disk: disk, queue: queue, from: cur}
+	file := p.file()
 	p.change = Change{
 		Knob:     "scheduler",
 		Settings: k.settings,
@@ -101,12 +105,12 @@ func (k *scheduler) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 		return w, p.change, nothingToRevert, nil
 	}
 	revert := once(func(context.Context) error {
-		if err := setScheduler(p.file, p.from); err != nil {
-			return fmt.Errorf("I/O scheduler of %s still changed: %v (put it back by hand: %s)", p.disk, err, echoTo(p.from, p.file))
+		if err := setScheduler(p.queue, p.from); err != nil {
+			return fmt.Errorf("I/O scheduler of %s still changed: %v (put it back by hand: %s)", p.disk, err, echoTo(p.from, p.file()))
 		}
 		return nil
 	})
-	if err := setScheduler(p.file, k.value); err != nil {
+	if err := setScheduler(p.queue, k.value); err != nil {
 		// A refused write leaves the old scheduler; put it back anyway in
 		// case the kernel switched before failing.
 		return w, p.change, nil, errors.Join(fmt.Errorf("scheduler: %v", err), revert(ctx))
@@ -115,11 +119,12 @@ func (k *scheduler) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 }
 
 // setScheduler writes a scheduler and checks the kernel took it.
-func setScheduler(file, name string) error {
+func setScheduler(queue, name string) error {
+	file := filepath.Join(queue, "scheduler")
 	if err := writeSys(file, name); err != nil {
 		return fmt.Errorf("%s: %v", echoTo(name, file), err)
 	}
-	cur, _, err := readScheduler(file)
+	cur, _, err := sysinfo.ReadScheduler(queue)
 	if err != nil {
 		return err
 	}
@@ -129,75 +134,21 @@ func setScheduler(file, name string) error {
 	return nil
 }
 
-// schedulerFile finds the disk under dir and its scheduler file: the disk
-// itself for a partition, since partitions share their disk's queue. For a
-// stacked device (device-mapper, md) it is the top device's queue only; the
-// disks below keep their own schedulers.
-func schedulerFile(dir string, m mountEntry) (disk, file string, err error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
-		return "", "", fmt.Errorf("scheduler: stat %s: %v", dir, err)
-	}
-	sys := devSysPath(st.Dev)
-	if _, err := os.Stat(sys); err != nil && strings.HasPrefix(m.Source, "/dev/") {
-		// btrfs and others report an anonymous device in st_dev; the mount
-		// source names the real one.
-		if err := syscall.Stat(m.Source, &st); err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFBLK {
-			sys = devSysPath(st.Rdev)
-		}
-	}
-	real, err := filepath.EvalSymlinks(sys)
-	if err != nil {
+// schedulerQueue finds the disk under dir and its request queue, whose
+// scheduler file the knob writes.
+func schedulerQueue(dir string, m sysinfo.Mount) (disk, queue string, err error) {
+	disk, queue, err = sysinfo.BlockDevice(dir, m)
+	if errors.Is(err, sysinfo.ErrNotBlockDevice) {
 		return "", "", &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("%s is on %s (%s), which is not a block device: there is no I/O scheduler to change", dir, m.FSType, m.Source)}
 	}
-	if _, err := os.Stat(filepath.Join(real, "partition")); err == nil {
-		real = filepath.Dir(real)
-	}
-	disk = filepath.Base(real)
-	file = filepath.Join("/sys/block", disk, "queue", "scheduler")
-	if _, err := os.Stat(file); err != nil {
-		file = filepath.Join(real, "queue", "scheduler")
-		if _, err := os.Stat(file); err != nil {
-			return disk, "", &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("%s (under %s) has no I/O scheduler: no %s", disk, dir, file)}
-		}
-	}
-	return disk, file, nil
-}
-
-// devSysPath is the sysfs directory of a device number (see makedev(3)).
-func devSysPath(dev uint64) string {
-	major := (dev>>8)&0xfff | (dev>>32)&0xfffff000
-	minor := dev&0xff | (dev>>12)&0xffffff00
-	return fmt.Sprintf("/sys/dev/block/%d:%d", major, minor)
-}
-
-func readScheduler(file string) (current string, offered []string, err error) {
-	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", nil, fmt.Errorf("read %s: %v", file, unwrapPath(err))
+		return "", "", fmt.Errorf("scheduler: %v", err)
 	}
-	current, offered = parseSchedulers(string(b))
-	if len(offered) == 0 {
-		return "", nil, fmt.Errorf("%s is empty", file)
+	file := filepath.Join(queue, "scheduler")
+	if _, err := os.Stat(file); err != nil {
+		return disk, "", &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("%s (under %s) has no I/O scheduler: no %s", disk, dir, file)}
 	}
-	return current, offered, nil
-}
-
-// parseSchedulers reads "[mq-deadline] kyber bfq none": the one in brackets
-// is in use. A device with a single choice may show it without brackets.
-func parseSchedulers(s string) (current string, offered []string) {
-	for _, f := range strings.Fields(s) {
-		if name, ok := strings.CutPrefix(f, "["); ok {
-			name = strings.TrimSuffix(name, "]")
-			current = name
-			f = name
-		}
-		offered = append(offered, f)
-	}
-	if current == "" && len(offered) == 1 {
-		current = offered[0]
-	}
-	return current, offered
+	return disk, queue, nil
 }
 
 // writeSys writes a value to an existing /sys or /proc file, in one write

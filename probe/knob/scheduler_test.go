@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 func TestScheduler(t *testing.T) {
 	mnt, dev := loopExt4(t)
 	ctx := testCtx(t)
-	file := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
-	was, offered, err := readScheduler(file)
+	queue := filepath.Join("/sys/block", filepath.Base(dev), "queue")
+	file := filepath.Join(queue, "scheduler")
+	was, offered, err := sysinfo.ReadScheduler(queue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func TestScheduler(t *testing.T) {
 	}
 	to := offered[i]
 	t.Cleanup(func() {
-		if now, _, _ := readScheduler(file); now != was {
+		if now, _, _ := sysinfo.ReadScheduler(queue); now != was {
 			t.Errorf("%s left at %s: putting back %s", file, now, was)
 			writeSys(file, was)
 		}
@@ -41,7 +43,7 @@ func TestScheduler(t *testing.T) {
 	if !strings.HasPrefix(plan.Before, was+" ("+filepath.Base(dev)) {
 		t.Errorf("Before = %q, want %s on %s", plan.Before, was, dev)
 	}
-	if now, _, _ := readScheduler(file); now != was {
+	if now, _, _ := sysinfo.ReadScheduler(queue); now != was {
 		t.Fatalf("Plan changed the scheduler to %s", now)
 	}
 
@@ -52,7 +54,7 @@ func TestScheduler(t *testing.T) {
 	if got != w {
 		t.Errorf("Apply changed the spec: %+v", got)
 	}
-	if now, _, _ := readScheduler(file); now != to {
+	if now, _, _ := sysinfo.ReadScheduler(queue); now != to {
 		t.Errorf("%s shows %s after Apply, want %s", file, now, to)
 	}
 	if !strings.HasPrefix(c.After, to) {
@@ -61,7 +63,7 @@ func TestScheduler(t *testing.T) {
 	if err := revert(ctx); err != nil {
 		t.Fatalf("revert: %v", err)
 	}
-	if now, _, _ := readScheduler(file); now != was {
+	if now, _, _ := sysinfo.ReadScheduler(queue); now != was {
 		t.Errorf("%s shows %s after revert, want %s", file, now, was)
 	}
 	if err := revert(ctx); err != nil {
@@ -72,7 +74,7 @@ func TestScheduler(t *testing.T) {
 func TestSchedulerUnavailable(t *testing.T) {
 	mnt, dev := loopExt4(t)
 	ctx := testCtx(t)
-	_, offered, err := readScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler"))
+	_, offered, err := sysinfo.ReadScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +88,7 @@ func TestSchedulerUnavailable(t *testing.T) {
 
 func TestSchedulerNotRoot(t *testing.T) {
 	mnt, dev := loopExt4(t)
-	file := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
-	was, offered, err := readScheduler(file)
+	was, offered, err := sysinfo.ReadScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,37 +103,5 @@ func TestSchedulerNotRoot(t *testing.T) {
 	}
 	if err := revert(testCtx(t)); err != nil {
 		t.Errorf("revert: %v", err)
-	}
-}
-
-func TestParseSchedulers(t *testing.T) {
-	uu := map[string]struct {
-		in, cur, offered string
-	}{
-		"typical":   {"[mq-deadline] kyber bfq none\n", "mq-deadline", "mq-deadline kyber bfq none"},
-		"none last": {"none [bfq]", "bfq", "none bfq"},
-		"single":    {"none\n", "none", "none"},
-		"empty":     {"", "", ""},
-	}
-	for name, u := range uu {
-		cur, offered := parseSchedulers(u.in)
-		if cur != u.cur || strings.Join(offered, " ") != u.offered {
-			t.Errorf("%s: parseSchedulers(%q) = %q, %q; want %q, %q", name, u.in, cur, offered, u.cur, u.offered)
-		}
-	}
-}
-
-func TestDevSysPath(t *testing.T) {
-	uu := map[uint64]string{
-		0x0801:         "/sys/dev/block/8:1",
-		0x10300:        "/sys/dev/block/259:0",
-		0x10fe00:       "/sys/dev/block/254:256",
-		0x100000000000: "/sys/dev/block/4096:0",
-		(7 << 8) | 12:  "/sys/dev/block/7:12",
-	}
-	for dev, want := range uu {
-		if got := devSysPath(dev); got != want {
-			t.Errorf("devSysPath(%#x) = %s, want %s", dev, got, want)
-		}
 	}
 }

@@ -1,18 +1,17 @@
 package knob
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 var tmpfsSettings = map[string]string{
@@ -86,8 +85,8 @@ func (k *tmpfs) plan(env Env, w probe.Spec) (tmpfsPlan, error) {
 		if need > p.size {
 			return p, fmt.Errorf("tmpfs: size %v cannot hold the workload's %d × %v files (set size to at least %v)", p.size, w.Threads, w.FileSize, need)
 		}
-		if avail, err := memAvailable(); err == nil && need > avail {
-			return p, &Unavailable{Knob: "tmpfs", Reason: fmt.Sprintf("the workload's files need %v of memory in tmpfs but only %v is available (lower file_size or threads)", need, avail)}
+		if avail, err := sysinfo.MemAvailable(); err == nil && need > probe.Size(avail) {
+			return p, &Unavailable{Knob: "tmpfs", Reason: fmt.Sprintf("the workload's files need %v of memory in tmpfs but only %v is available (lower file_size or threads)", need, probe.Size(avail))}
 		}
 		p.base, p.prefix = stateDir(env), "tmpfs-"
 	} else {
@@ -170,13 +169,13 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 			}
 			return fail(fmt.Errorf("tmpfs: mount tmpfs (%s) on %s: %v%s", opts, dir, err, hint))
 		}
-		ms, err := readMounts()
+		ms, err := sysinfo.Mounts()
 		if err != nil {
 			return fail(fmt.Errorf("tmpfs: %v", err))
 		}
-		m, _ := mountOf(ms, dir)
+		m, _ := sysinfo.MountOf(ms, dir)
 		if m.Point != dir || m.FSType != "tmpfs" {
-			return fail(fmt.Errorf("tmpfs: mounted a tmpfs on %s but %s shows %s there", dir, mountInfoPath, m.FSType))
+			return fail(fmt.Errorf("tmpfs: mounted a tmpfs on %s but %s shows %s there", dir, sysinfo.MountInfoPath, m.FSType))
 		}
 		change.After = fmt.Sprintf("tmpfs size=%v at %s (%s)", p.size, dir, m.SuperOpts)
 	} else {
@@ -237,7 +236,7 @@ func unmount(ctx context.Context, dir string) error {
 }
 
 func isMountPoint(dir string) bool {
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		return true // cannot tell: assume the worst
 	}
@@ -301,11 +300,11 @@ func stateDir(env Env) string {
 
 // shmUsable checks that /dev/shm is a tmpfs with room for the workload.
 func shmUsable(need probe.Size) error {
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		return fmt.Errorf("tmpfs: %v", err)
 	}
-	if m, ok := mountOf(ms, shmDir); !ok || m.Point != shmDir || m.FSType != "tmpfs" {
+	if m, ok := sysinfo.MountOf(ms, shmDir); !ok || m.Point != shmDir || m.FSType != "tmpfs" {
 		return &Unavailable{Knob: "tmpfs", Reason: "not root, so no tmpfs can be mounted, and " + shmDir + " is not a tmpfs (run as root)"}
 	}
 	var st syscall.Statfs_t
@@ -316,29 +315,6 @@ func shmUsable(need probe.Size) error {
 		return &Unavailable{Knob: "tmpfs", Reason: fmt.Sprintf("not root, and %s has %v free, less than the workload's %v (run as root, or lower file_size)", shmDir, free, need)}
 	}
 	return nil
-}
-
-// memAvailable reads MemAvailable from /proc/meminfo.
-func memAvailable() (probe.Size, error) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("/proc/meminfo: MemAvailable %q: %v", v, err)
-			}
-			return probe.Size(kb) * probe.KiB, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, errors.New("/proc/meminfo has no MemAvailable")
 }
 
 // unwrapPath drops the operation and path an *os.PathError repeats, for

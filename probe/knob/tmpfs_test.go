@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 func TestTmpfs(t *testing.T) {
@@ -233,11 +234,11 @@ func mustMountOf(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := readMounts()
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := mountOf(ms, real)
+	m, _ := sysinfo.MountOf(ms, real)
 	return m.Point
 }
 
