@@ -74,6 +74,7 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 		j.state, j.outcome = StateGone, "gone"
 	default:
 		j.state, j.outcome = StateInconclusive, "unavailable"
+		j.note = "not known: the step's seconds and the baseline's overlap too much to tell, even at its longest; the walk goes on as for a step that could not run"
 	}
 	return j, nil
 }

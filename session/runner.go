@@ -198,10 +198,14 @@ func (r *Runner) maxDuration(step *playbook.Step) time.Duration {
 func (r *Runner) finish(step *playbook.Step, res StepResult, outcome string, took time.Duration) StepResult {
 	r.emit(step.ID, &StepEnd{State: res.State, Reason: res.Reason, Summary: res.Summary, DurationS: took.Seconds()})
 	t := step.Target(outcome)
-	res.Decision = Decision{State: res.State, Meaning: step.Meaning[outcome], Next: t.Next, Conclusion: t.Conclude}
-	if res.Decision.Meaning == "" && res.Reason != "" {
-		res.Decision.Meaning = res.Reason
+	meaning := step.Meaning[outcome]
+	switch res.State {
+	case StateMeasured, StateInconclusive, StateUnavailable, StateSkipped, StateFailed, StateInterrupted:
+		// The playbook's words are for an outcome the step did not have:
+		// say what really happened.
+		meaning = res.Reason
 	}
+	res.Decision = Decision{State: res.State, Meaning: meaning, Next: t.Next, Conclusion: t.Conclude}
 	r.emit(step.ID, &res.Decision)
 	r.results = append(r.results, res)
 	return res

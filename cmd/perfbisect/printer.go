@@ -49,7 +49,7 @@ func (p *walkPrinter) event(e session.Event) {
 	case *session.KnobEvent:
 		switch d.Action {
 		case session.KnobApplied:
-			fmt.Fprintf(p.w, "    applied %s: %s\n", d.Change.Knob, strings.Join(d.Change.Do, "; "))
+			fmt.Fprintf(p.w, "    applied %s%s\n", d.Change.Knob, prefixed(": now ", d.Change.After))
 		case session.KnobReverted:
 			fmt.Fprintf(p.w, "    put back %s: %s\n", d.Change.Knob, strings.Join(d.Change.Undo, "; "))
 		case session.KnobRevertFailed:

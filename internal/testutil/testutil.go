@@ -1,5 +1,5 @@
 // Package testutil holds helpers for tests that use real parts of the
-// machine: tmpfs mounts, root, external tools.
+// machine: tmpfs mounts, loop devices, root, external tools.
 package testutil
 
 import (
@@ -18,7 +18,7 @@ func InCI() bool { return os.Getenv("CI") != "" }
 func RequireRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		missing(t, "needs root (tmpfs mounts)")
+		missing(t, "needs root (mounts, loop devices)")
 	}
 }
 

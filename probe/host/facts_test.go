@@ -107,7 +107,7 @@ func TestFactsTmpfs(t *testing.T) {
 }
 
 func TestFactsLoopExt4(t *testing.T) {
-	mnt, dev := loopExt4(t)
+	dev, mnt := testutil.LoopExt4(t, 32<<20)
 	f := facts(t, mnt)
 	checkFS(t, f, fsWant{point: mnt, fstype: "ext4", device: filepath.Base(dev), options: []string{"rw,", "(ext4: rw"}})
 	if f.Scheduler == "" {
@@ -157,50 +157,4 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// loopExt4 makes an ext4 filesystem on a loop device over a sparse file and
-// mounts it; the test's cleanups unmount it and free the device, failed
-// test or not.
-func loopExt4(t *testing.T) (mnt, dev string) {
-	t.Helper()
-	testutil.RequireRoot(t)
-	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
-		testutil.RequireTool(t, tool)
-	}
-	dir := t.TempDir()
-	img := filepath.Join(dir, "disk.img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, 32<<20); err != nil {
-		t.Fatal(err)
-	}
-	dev = command(t, "losetup", "--find", "--show", img)
-	t.Cleanup(func() { undo(t, "losetup", "-d", dev) })
-	command(t, "mkfs.ext4", "-q", dev)
-	mnt = filepath.Join(dir, "mnt")
-	if err := os.Mkdir(mnt, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	command(t, "mount", "-t", "ext4", dev, mnt)
-	t.Cleanup(func() { undo(t, "umount", mnt) })
-	return mnt, dev
-}
-
-func command(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// undo runs a cleanup command, reporting a failure without stopping the
-// other cleanups.
-func undo(t *testing.T, name string, args ...string) {
-	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-		t.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
-	}
 }

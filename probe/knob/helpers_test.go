@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -95,56 +94,6 @@ func newKnob(t *testing.T, name string, s Settings) Knob {
 		t.Fatalf("New(%q, %v): %v", name, s, err)
 	}
 	return k
-}
-
-// run runs a program and fails the test if it fails.
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// loopExt4 makes a small ext4 filesystem on a loop device over a sparse
-// file, mounts it, and returns its mount point and device; everything is
-// undone when the test ends, failed or not. Tests that change a disk use it
-// so the machine's own disk is never touched.
-func loopExt4(t *testing.T) (mnt, dev string) {
-	t.Helper()
-	testutil.RequireRoot(t)
-	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
-		testutil.RequireTool(t, tool)
-	}
-	dir := t.TempDir()
-	img := filepath.Join(dir, "disk.img")
-	f, err := os.Create(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(64 << 20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	run(t, "mkfs.ext4", "-q", "-F", img)
-	dev = run(t, "losetup", "--find", "--show", img)
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
-		}
-	})
-	mnt = filepath.Join(dir, "mnt")
-	if err := os.Mkdir(mnt, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	run(t, "mount", "-t", "ext4", dev, mnt)
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", mnt, err, out)
-		}
-	})
-	return mnt, dev
 }
 
 // mountAt returns the mount on exactly dir, failing the test if there is none.

@@ -28,9 +28,9 @@ func TestMountOptions(t *testing.T) {
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
-			mnt, _ := loopExt4(t)
+			_, mnt := testutil.LoopExt4(t, 64<<20)
 			if u.mountOpts != "" {
-				run(t, "mount", "-o", "remount,"+u.mountOpts, mnt)
+				testutil.Run(t, "mount", "-o", "remount,"+u.mountOpts, mnt)
 			}
 			ctx := testCtx(t)
 			before := mountAt(t, mnt)
@@ -80,7 +80,7 @@ func TestMountOptions(t *testing.T) {
 }
 
 func TestMountOptionsRefused(t *testing.T) {
-	mnt, _ := loopExt4(t)
+	_, mnt := testutil.LoopExt4(t, 64<<20)
 	ctx := testCtx(t)
 	before := mountAt(t, mnt)
 	// ext4 refuses an option it does not know: mount fails, and nothing may
@@ -210,8 +210,8 @@ func TestMountOptionsRootBind(t *testing.T) {
 		t.Skipf("%s is on %s, not on /", src, m.Point)
 	}
 	bind := t.TempDir()
-	run(t, "mount", "--bind", src, bind)
-	t.Cleanup(func() { run(t, "umount", bind) })
+	testutil.Run(t, "mount", "--bind", src, bind)
+	t.Cleanup(func() { testutil.Undo(t, "umount", bind) })
 
 	_, err = newKnob(t, "mount-options", Settings{"options": "noatime"}).Plan(ctx, Env{Root: true}, spec(bind))
 	wantUnavailable(t, err, "is on the root filesystem /")

@@ -11,7 +11,7 @@ import (
 )
 
 func TestScheduler(t *testing.T) {
-	mnt, dev := loopExt4(t)
+	dev, mnt := testutil.LoopExt4(t, 64<<20)
 	ctx := testCtx(t)
 	queue := filepath.Join("/sys/block", filepath.Base(dev), "queue")
 	file := filepath.Join(queue, "scheduler")
@@ -72,7 +72,7 @@ func TestScheduler(t *testing.T) {
 }
 
 func TestSchedulerUnavailable(t *testing.T) {
-	mnt, dev := loopExt4(t)
+	dev, mnt := testutil.LoopExt4(t, 64<<20)
 	ctx := testCtx(t)
 	_, offered, err := sysinfo.ReadScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue"))
 	if err != nil {
@@ -87,7 +87,7 @@ func TestSchedulerUnavailable(t *testing.T) {
 }
 
 func TestSchedulerNotRoot(t *testing.T) {
-	mnt, dev := loopExt4(t)
+	dev, mnt := testutil.LoopExt4(t, 64<<20)
 	was, offered, err := sysinfo.ReadScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,29 +113,22 @@ func TestBlockDevicePartition(t *testing.T) {
 	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
 		testutil.RequireTool(t, tool)
 	}
-	dir := t.TempDir()
-	img := filepath.Join(dir, "disk.img")
+	img := filepath.Join(t.TempDir(), "disk.img")
 	if err := os.WriteFile(img, mbr(1<<11, 1<<16), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Truncate(img, 40<<20); err != nil {
 		t.Fatal(err)
 	}
-	dev := run(t, "losetup", "--find", "--show", "--partscan", img)
-	t.Cleanup(func() { runCleanup(t, "losetup", "-d", dev) })
+	dev := testutil.Loop(t, img, "--partscan")
 	if _, err := os.Stat(dev + "p1"); err != nil {
 		// A kernel built without MBR support scans no partitions; partx
 		// adds them itself.
 		testutil.RequireTool(t, "partx")
-		run(t, "partx", "--add", dev)
+		testutil.Run(t, "partx", "--add", dev)
 	}
-	run(t, "mkfs.ext4", "-q", "-F", dev+"p1")
-	mnt := filepath.Join(dir, "mnt")
-	if err := os.Mkdir(mnt, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	run(t, "mount", "-t", "ext4", dev+"p1", mnt)
-	t.Cleanup(func() { runCleanup(t, "umount", mnt) })
+	testutil.Run(t, "mkfs.ext4", "-q", "-F", dev+"p1")
+	mnt := testutil.MountExt4(t, dev+"p1")
 
 	_, m, err := Locate(mnt)
 	if err != nil {
@@ -158,21 +150,4 @@ func mbr(start, size uint32) []byte {
 	binary.LittleEndian.PutUint32(p[12:], size)
 	b[510], b[511] = 0x55, 0xaa
 	return b
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// runCleanup undoes what a test made, reporting a failure without stopping
-// the other cleanups.
-func runCleanup(t *testing.T, name string, args ...string) {
-	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-		t.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
-	}
 }
