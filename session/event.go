@@ -57,6 +57,9 @@ type SessionStart struct {
 	YAML      string     `json:"yaml"`   // the playbook's text, so the log stands alone
 	Workload  probe.Spec `json:"workload"`
 	Reference string     `json:"reference,omitempty"` // the file of the known-good run
+	// ReferenceSamples are that run's seconds, so the log stands alone for
+	// replays and reports.
+	ReferenceSamples []probe.Sample `json:"reference_samples,omitempty"`
 	Host      string     `json:"host"`
 	DryRun    bool       `json:"dry_run,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -51,6 +52,7 @@ const minJudged = 5
 // front end calls Start, Step and End itself.
 type Runner struct {
 	opt     Options
+	extra   atomic.Int64 // nanoseconds the operator added to the running step
 	repro   []probe.Sample // samples of the reproduce step: the regression
 	results []StepResult
 	started time.Time
@@ -94,6 +96,10 @@ func NewRunner(opt Options) (*Runner, error) {
 	return &Runner{opt: opt}, nil
 }
 
+// Extend lengthens the running step by d (the `x` key). It is safe to call
+// from any goroutine; it applies to the step under way.
+func (r *Runner) Extend(d time.Duration) { r.extra.Add(int64(d)) }
+
 // Results lists the steps run so far, in order.
 func (r *Runner) Results() []StepResult { return r.results }
 
@@ -107,7 +113,8 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.started = r.opt.Now()
 	r.emit("", &SessionStart{
 		Version: r.opt.Version, Playbook: pb.Name, Source: pb.Source, YAML: string(pb.YAML),
-		Workload: r.opt.Workload, Reference: r.opt.ReferenceFile, Host: r.opt.Host.Name(), DryRun: r.opt.DryRun,
+		Workload: r.opt.Workload, Reference: r.opt.ReferenceFile, ReferenceSamples: r.opt.Reference,
+		Host: r.opt.Host.Name(), DryRun: r.opt.DryRun,
 	})
 	facts, err := r.opt.Host.Facts(ctx, r.opt.Workload.Dir)
 	if err != nil {

@@ -139,15 +139,17 @@ func (r *Runner) plan(ctx context.Context, step *playbook.Step, spec probe.Spec)
 }
 
 // measure runs the workload for the step's duration and, while the
-// verdicts are not yet known, on up to its maximum duration. It returns
-// every sample it got, even when the workload failed.
+// verdicts are not yet known, on up to its maximum duration (both moved on
+// by Extend). The runner stops the workload itself, so an extension needs
+// no restart. It returns every sample it got, even when the workload failed.
 func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Spec) ([]probe.Sample, *probe.Summary, bool, error) {
 	base, limit := r.duration(step), r.maxDuration(step)
 	canJudge := !step.Reproduce || len(r.opt.Reference) > 0
-	spec.Duration = probe.Duration(base)
-	if canJudge {
-		spec.Duration = probe.Duration(limit)
+	if !canJudge {
+		limit = base
 	}
+	r.extra.Store(0)
+	spec.Duration = probe.Duration(limit + workloadSlack)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	run, err := r.opt.Host.Run(runCtx, spec)
@@ -159,13 +161,19 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 	for s := range run.Samples() {
 		samples = append(samples, s)
 		r.emit(step.ID, &s)
-		if stopped || !canJudge || time.Duration(s.Sec)*time.Second < base {
+		if stopped {
 			continue
 		}
-		j, err := judge(step.Reproduce, r.opt.Reference, r.repro, samples, r.verdictOptions(), r.opt.Playbook.Warmup)
-		if err == nil && j.state != StateInconclusive {
+		at, extra := time.Duration(s.Sec)*time.Second, time.Duration(r.extra.Load())
+		switch {
+		case at >= limit+extra:
 			stopped = true
-			cancel() // known: stop here rather than run to the limit
+		case canJudge && at >= base+extra:
+			j, err := judge(step.Reproduce, r.opt.Reference, r.repro, samples, r.verdictOptions(), r.opt.Playbook.Warmup)
+			stopped = err == nil && j.state != StateInconclusive // known: stop here, not at the limit
+		}
+		if stopped {
+			cancel()
 		}
 	}
 	sum, err := run.Wait()
@@ -174,6 +182,10 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 	}
 	return samples, &sum, stopped, err
 }
+
+// workloadSlack is how much longer than the runner's limit a workload is
+// told to run: the runner stops it, and an extension needs room.
+const workloadSlack = time.Hour
 
 // revertAll puts back the applied knobs in reverse order, with a context of
 // its own so that a quit still reverts. A revert that fails is recorded

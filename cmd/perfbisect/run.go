@@ -54,6 +54,10 @@ says whether the regression persists or is gone.`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runSetup(c.Context(), stdout, stderr)
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -65,6 +69,7 @@ says whether the regression persists or is gone.`,
 		newRunCmd(os.Stdin, stdout, stderr),
 		newPlaybooksCmd(stdout),
 		newCompareCmd(stdout, stderr),
+		newReplayCmd(stdout, stderr),
 		newAgentCmd(os.Stdin, stdout),
 	)
 	return root

@@ -48,9 +48,6 @@ in the session log.`,
   perfbisect run --no-tui --dry-run                # say every change, make none`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !f.noTUI {
-				return usageError(errors.New("the interactive view is not built yet: use run --no-tui"))
-			}
 			return runWalk(c.Context(), f, stdin, stdout, stderr)
 		},
 	}
@@ -99,6 +96,20 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		opt.Reference, opt.ReferenceFile = ref, f.reference
 	}
 
+	if !f.noTUI {
+		if !terminalIO() {
+			return usageError(noTerminal)
+		}
+		if f.dryRun {
+			return usageError(errors.New("--dry-run prints the plan: use it with --no-tui"))
+		}
+		log, err := createLog(f.record)
+		if err != nil {
+			return failure(err)
+		}
+		return runTUI(ctx, opt, f.yes, log, stderr)
+	}
+
 	term := newTerminal(stdin, stdout)
 	if !f.yes && !f.dryRun && changesHost(pb) {
 		if !term.interactive() {
@@ -110,10 +121,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		opt.Operator = term
 	}
 
-	if f.record == "" {
-		f.record = time.Now().Format("perfbisect-20060102-150405.jsonl")
-	}
-	log, err := session.CreateLog(f.record)
+	log, err := createLog(f.record)
 	if err != nil {
 		return failure(err)
 	}
@@ -154,6 +162,14 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		return &exitError{exitRegressed, errors.New("the reproduce step regressed against the reference")}
 	}
 	return nil
+}
+
+// createLog creates the session log, by default named for the time here.
+func createLog(path string) (*session.LogWriter, error) {
+	if path == "" {
+		path = time.Now().Format("perfbisect-20060102-150405.jsonl")
+	}
+	return session.CreateLog(path)
 }
 
 // loadPlaybook takes a file when one exists at that path, else an embedded

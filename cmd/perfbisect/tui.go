@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/playbook"
+	"github.com/perfbisect/perfbisect/tui"
+	"github.com/spf13/cobra"
+)
+
+// noTerminal is the answer of the interactive commands without a terminal.
+var noTerminal = errors.New("no terminal to draw on: use 'perfbisect run --no-tui' to walk a playbook headless (or 'perfbisect probe' to measure once)")
+
+// colorOn sets the colour profile for the screen: none with NO_COLOR.
+func colorOn() bool {
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		lipgloss.SetColorProfile(termenv.Ascii)
+		return false
+	}
+	return lipgloss.ColorProfile() != termenv.Ascii
+}
+
+func terminalIO() bool { return isTerminal(os.Stdin.Fd()) && isTerminal(os.Stdout.Fd()) }
+
+// runTUI walks the playbook in the investigation screen.
+func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.LogWriter, stderr io.Writer) error {
+	var logErr error
+	m, err := tui.NewLive(ctx, tui.Options{
+		Options: opt, Yes: yes, Color: colorOn(), LogPath: log.Path(),
+		Log: func(e session.Event) {
+			if err := log.Write(e); err != nil && logErr == nil {
+				logErr = err
+			}
+			if e.Type == session.TypeStepEnd || e.Type == session.TypeSessionEnd {
+				log.Sync()
+			}
+		},
+	})
+	if err != nil {
+		return failure(err)
+	}
+	p := tea.NewProgram(m, tea.WithAltScreen())
+	go func() {
+		<-ctx.Done() // SIGTERM (Ctrl-C is a key in the screen): quit and put the host back
+		p.Send(tui.Interrupt())
+	}()
+	guarded.Store(true)
+	_, err = p.Run()
+	guarded.Store(false)
+	if cerr := log.Close(); cerr != nil && logErr == nil {
+		logErr = cerr
+	}
+	fmt.Fprintf(stderr, "session log: %s\n", log.Path())
+	switch {
+	case err != nil:
+		return failure(fmt.Errorf("screen: %v", err))
+	case logErr != nil:
+		return failure(fmt.Errorf("session log: %v", logErr))
+	case ctx.Err() != nil:
+		return errInterrupted
+	}
+	return nil
+}
+
+func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
+	var speed float64
+	c := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Play a recorded session in the investigation screen",
+		Long: `replay plays a session log in the same screen as the live walk, marked REPLAY:
+at the recorded pace times --speed, or by default as fast as still readable.
+space pauses, > and < change the speed, ] and [ jump to the next or previous
+step. A log cut short by a crash plays up to its last complete second.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if speed < 0 {
+				return usageError(fmt.Errorf("--speed %g: want 0 (as fast as readable) or a positive factor", speed))
+			}
+			evs, bad, err := session.ReadLogFile(args[0])
+			if err != nil {
+				return failure(err)
+			}
+			if len(evs) == 0 {
+				return failure(fmt.Errorf("%s: no events in it (is it a session log?)", args[0]))
+			}
+			if !terminalIO() {
+				return usageError(noTerminal)
+			}
+			m := tui.NewReplay(args[0], evs, bad, speed, colorOn())
+			_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(c.Context())).Run()
+			if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+	c.Flags().Float64Var(&speed, "speed", 0, "times the recorded pace (0: as fast as readable)")
+	return c
+}
+
+// runSetup is `perfbisect` alone: the setup screen, then the walk.
+func runSetup(ctx context.Context, stdout, stderr io.Writer) error {
+	if !terminalIO() {
+		return usageError(noTerminal)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return failure(err)
+	}
+	h := host.NewLocal()
+	facts, _ := h.Facts(ctx, dir)
+	colorOn()
+	s := tui.NewSetup(facts, playbook.Embedded(), "local-disk", dir)
+	if _, err := tea.NewProgram(s, tea.WithAltScreen()).Run(); err != nil {
+		return failure(err)
+	}
+	ch := s.Choice()
+	if !ch.Start {
+		return nil
+	}
+	return runWalk(ctx, walkFlags{playbook: ch.Playbook, dir: ch.Dir, reference: ch.Reference}, os.Stdin, stdout, stderr)
+}

@@ -1,0 +1,64 @@
+package chart
+
+import (
+	"math"
+	"testing"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
+
+func TestMetric(t *testing.T) {
+	s := probe.Sample{Sec: 7, OpsPerS: 5120.5, MiBPerS: 20.002, P50Ms: 0.18, P95Ms: 0.31, P99Ms: 1.04, MaxMs: 12.3, Errors: 2}
+	uu := map[Metric]struct {
+		name   string
+		value  float64
+		reduce Reduce
+	}{
+		OpsPerS: {"ops/s", 5120.5, ReduceMin},
+		MiBPerS: {"MiB/s", 20.002, ReduceMin},
+		P50:     {"p50 ms", 0.18, ReduceMax},
+		P95:     {"p95 ms", 0.31, ReduceMax},
+		P99:     {"p99 ms", 1.04, ReduceMax},
+		Max:     {"max ms", 12.3, ReduceMax},
+	}
+	for m, u := range uu {
+		if got := m.String(); got != u.name {
+			t.Errorf("Metric(%d).String() = %q, want %q", int(m), got, u.name)
+		}
+		if got := m.Value(s); got != u.value {
+			t.Errorf("%v.Value = %v, want %v", m, got, u.value)
+		}
+		if got := m.Reduce(); got != u.reduce {
+			t.Errorf("%v.Reduce = %v, want %v", m, got, u.reduce)
+		}
+	}
+	if OpsPerS != 0 {
+		t.Error("the zero Metric is not ops/s")
+	}
+	for _, bad := range []Metric{-1, Max + 1, 99} {
+		if got := bad.Value(s); !math.IsNaN(got) {
+			t.Errorf("%v.Value = %v, want NaN", bad, got)
+		}
+	}
+	if got := Metric(9).String(); got != "Metric(9)" {
+		t.Errorf("Metric(9).String() = %q", got)
+	}
+}
+
+func TestMetricNextLatency(t *testing.T) {
+	// From the default, the `m` key visits each latency metric and MiB/s
+	// once, in the order the help promises, and comes back.
+	want := []Metric{Max, MiBPerS, P50, P95, P99}
+	m := P99
+	for i, w := range want {
+		m = m.NextLatency()
+		if m != w {
+			t.Fatalf("press %d: %v, want %v", i+1, m, w)
+		}
+	}
+	for _, from := range []Metric{OpsPerS, -1, 42} {
+		if got := from.NextLatency(); got != P99 {
+			t.Errorf("%v.NextLatency() = %v, want p99 ms", from, got)
+		}
+	}
+}

@@ -1,0 +1,352 @@
+// Package tui is perfbisect's face: the investigation screen, live and in
+// replay. It draws what the session says (events) and sends what the
+// operator decides (run, skip, extend, note, quit); it owns no logic of
+// the walk. Update does no I/O and never blocks: the runner works in the
+// background and its events come back as messages.
+package tui
+
+import (
+	"context"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/progress"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/playbook"
+	"github.com/perfbisect/perfbisect/tui/chart"
+)
+
+// windows are the chart time windows that + and - step through, in seconds.
+var windows = []int{30, 60, 120, 300, 600}
+
+// extendBy is how much x adds to the running step.
+const extendBy = 10 * time.Second
+
+// Model is the investigation screen.
+type Model struct {
+	st     *walkState
+	keys   keyMap
+	help   help.Model
+	bar    progress.Model
+	input  textinput.Model
+	styles styles
+	color  bool
+	width  int
+	height int
+
+	// what the operator set
+	selected int
+	focus    int // 0: steps, 1: charts
+	metric   chart.Metric
+	window   int // index in windows
+	frozen   *walkState
+	showHelp bool
+
+	// live
+	ctx         context.Context
+	drv         *driver
+	running     bool
+	ask         *askMsg
+	noting      bool
+	confirmQuit bool
+	quitting    bool
+	ended       bool
+
+	// replay
+	rp *replayer
+
+	logPath string
+	bufs    [3][]float64 // chart series, reused frame to frame
+
+	now     func() time.Time
+	started time.Time
+}
+
+// Options configure the live screen.
+type Options struct {
+	Options session.Options // the walk; Emit, Confirm and Operator are set here
+	Yes     bool            // changes were approved in advance (--yes)
+	Color   bool
+	Log     func(session.Event) // also called for every event (the session log)
+	LogPath string              // shown in the header
+}
+
+// NewLive returns the screen of a live walk. ctx ends the walk.
+func NewLive(ctx context.Context, o Options) (*Model, error) {
+	drv := newDriver()
+	opt := o.Options
+	opt.Emit = func(e session.Event) {
+		if o.Log != nil {
+			o.Log(e)
+		}
+		drv.emit(e)
+	}
+	opt.Confirm = drv.confirm
+	if o.Yes {
+		opt.Confirm = nil
+	}
+	opt.Operator = drv
+	r, err := session.NewRunner(opt)
+	if err != nil {
+		return nil, err
+	}
+	drv.runner = r
+	m := newModel(newWalkState(opt.Playbook), newKeyMap(false), o.Color)
+	m.ctx, m.drv, m.logPath = ctx, drv, o.LogPath
+	return m, nil
+}
+
+func newModel(st *walkState, keys keyMap, color bool) *Model {
+	in := textinput.New()
+	in.Placeholder = "what you saw or did"
+	in.CharLimit = 500
+	bar := progress.New(progress.WithoutPercentage(), progress.WithSolidFill("7"))
+	bar.Full, bar.Empty = '#', '.'
+	return &Model{st: st, keys: keys, help: help.New(), bar: bar, input: in, styles: newStyles(), color: color,
+		metric: chart.P99, window: 1, width: 80, height: 24, now: time.Now}
+}
+
+func (m *Model) Init() tea.Cmd {
+	m.started = m.now()
+	if m.rp != nil {
+		return m.rp.init()
+	}
+	return tea.Batch(m.drv.listen(), m.drv.start(m.ctx), tick())
+}
+
+// interruptMsg is SIGTERM or SIGINT from outside the screen.
+type interruptMsg struct{}
+
+// Interrupt is the message to send the program when the process is told to
+// stop: the screen quits as if the operator had, putting the host back.
+func Interrupt() tea.Msg { return interruptMsg{} }
+
+// tickMsg refreshes the clock once a second.
+type tickMsg time.Time
+
+func tick() tea.Cmd { return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) }) }
+
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		return m, nil
+	case tickMsg:
+		if m.ended {
+			return m, nil
+		}
+		return m, tick()
+	case eventMsg:
+		m.st.apply(msg.e)
+		return m, m.drv.listen()
+	case askMsg:
+		m.ask = &msg
+		return m, m.drv.listen()
+	case stepDoneMsg:
+		return m, m.stepDone(msg)
+	case endedMsg:
+		m.ended = true
+		if m.quitting {
+			return m, tea.Quit
+		}
+		return m, nil
+	case interruptMsg:
+		if m.rp != nil || m.ended {
+			return m, tea.Quit
+		}
+		m.quitting = true
+		if m.running {
+			m.st.note("interrupted: stopping the step and putting every knob back")
+			m.drv.cancelStep()
+			return m, nil
+		}
+		return m, m.drv.end(session.EndInterrupted, "", "interrupted")
+	case replayMsg:
+		return m, m.rp.update(m, msg)
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) stepDone(msg stepDoneMsg) tea.Cmd {
+	m.running = false
+	switch {
+	case m.quitting:
+		return m.drv.end(session.EndQuit, "", "the operator quit during step "+msg.step)
+	case msg.res.Decision.Conclusion != "":
+		return m.drv.end(session.EndConcluded, msg.res.Decision.Conclusion, "")
+	}
+	if next, ok := m.st.nextPending(); ok {
+		m.selected = m.st.index[next]
+	}
+	return nil
+}
+
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	// Dialogs take every key first.
+	switch {
+	case m.ask != nil:
+		return m.answerAsk(k)
+	case m.noting:
+		return m.typeNote(k)
+	case m.confirmQuit:
+		return m.answerQuit(k)
+	case m.showHelp && !key.Matches(k, m.keys.Quit):
+		m.showHelp = false
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m.quit()
+	case key.Matches(k, m.keys.Help):
+		m.showHelp = true
+	case key.Matches(k, m.keys.Focus):
+		m.focus = 1 - m.focus
+	case key.Matches(k, m.keys.Up):
+		m.selected = max(0, m.selected-1)
+	case key.Matches(k, m.keys.Down):
+		m.selected = min(len(m.st.steps)-1, m.selected+1)
+	case key.Matches(k, m.keys.Metric):
+		m.metric = m.metric.NextLatency()
+	case key.Matches(k, m.keys.Wider):
+		m.window = min(len(windows)-1, m.window+1)
+	case key.Matches(k, m.keys.Narrower):
+		m.window = max(0, m.window-1)
+	case key.Matches(k, m.keys.Freeze):
+		m.toggleFreeze()
+	case m.rp != nil:
+		return m.rp.key(m, k)
+	case key.Matches(k, m.keys.Run):
+		return m.runNext()
+	case key.Matches(k, m.keys.Skip):
+		return m.skipNext()
+	case key.Matches(k, m.keys.Extend):
+		if m.running {
+			m.drv.runner.Extend(extendBy)
+			m.st.note("extended the running step by 10s")
+		}
+	case key.Matches(k, m.keys.Note):
+		if !m.ended {
+			m.noting = true
+			m.input.SetValue("")
+			return m.input.Focus()
+		}
+	}
+	return nil
+}
+
+// step to run: the selected one when it is still pending, else the next.
+func (m *Model) target() (*playbook.Step, bool) {
+	if m.selected >= 0 && m.selected < len(m.st.steps) && m.st.steps[m.selected].state == session.StatePending {
+		if next, ok := m.st.nextPending(); ok && m.st.steps[m.selected].step.ID != next && m.st.conclusion() == "" {
+			return m.st.steps[m.selected].step, true
+		}
+	}
+	next, ok := m.st.nextPending()
+	if !ok {
+		return nil, false
+	}
+	return m.st.steps[m.st.index[next]].step, true
+}
+
+func (m *Model) runNext() tea.Cmd {
+	if m.running || m.ended || m.st.conclusion() != "" {
+		return nil
+	}
+	step, ok := m.target()
+	if !ok {
+		return nil
+	}
+	m.running = true
+	m.selected = m.st.index[step.ID]
+	return m.drv.runStep(m.ctx, step)
+}
+
+func (m *Model) skipNext() tea.Cmd {
+	if m.running || m.ended || m.st.conclusion() != "" {
+		return nil
+	}
+	step, ok := m.target()
+	if !ok {
+		return nil
+	}
+	m.running = true
+	return m.drv.skip(step, "skipped by the operator")
+}
+
+func (m *Model) quit() tea.Cmd {
+	switch {
+	case m.rp != nil || m.ended:
+		return tea.Quit
+	case m.running:
+		m.confirmQuit = true
+		return nil
+	}
+	m.quitting = true
+	if c := m.st.conclusion(); c != "" {
+		return m.drv.end(session.EndConcluded, c, "")
+	}
+	return m.drv.end(session.EndQuit, "", "the operator quit")
+}
+
+func (m *Model) answerQuit(k tea.KeyMsg) tea.Cmd {
+	m.confirmQuit = false
+	if k.String() != "y" && k.String() != "Y" {
+		return nil
+	}
+	m.quitting = true
+	m.st.note("quitting: stopping the step and putting every knob back")
+	m.drv.cancelStep()
+	return nil
+}
+
+func (m *Model) answerAsk(k tea.KeyMsg) tea.Cmd {
+	var ok bool
+	switch k.String() {
+	case "y", "Y":
+		ok = true
+	case "n", "N", "esc":
+	default:
+		return nil
+	}
+	reply := m.ask.reply
+	m.ask = nil
+	return answer(reply, ok)
+}
+
+func (m *Model) typeNote(k tea.KeyMsg) tea.Cmd {
+	switch k.Type {
+	case tea.KeyEsc:
+		m.noting = false
+		return nil
+	case tea.KeyEnter:
+		m.noting = false
+		text := m.input.Value()
+		if text == "" {
+			return nil
+		}
+		step := ""
+		if m.st.current >= 0 {
+			step = m.st.steps[m.st.current].step.ID
+		}
+		return m.drv.note(step, text)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+// toggleFreeze keeps drawing a copy of the charts' data while the probe
+// goes on filling the live one.
+func (m *Model) toggleFreeze() {
+	if m.frozen != nil {
+		m.frozen = nil
+		return
+	}
+	m.frozen = &walkState{ring: m.st.ring.Clone(), reference: m.st.reference, repro: m.st.repro.Clone()}
+}

@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/tui/chart"
+)
+
+// View draws the whole screen in exactly width x height cells.
+func (m *Model) View() string {
+	w, h := max(m.width, 40), max(m.height, 12)
+	top := strings.Split(m.header(w), "\n")
+	top = append(top, m.table(w)...)
+	top = append(top, m.hypothesis(w))
+	bottom := []string{m.status(w), m.outcome(w), m.footer(w)}
+
+	middleH := max(h-len(top)-len(bottom), 3)
+	var middle string
+	switch {
+	case m.ask != nil:
+		middle = m.askBox(w, middleH)
+	case m.noting:
+		middle = m.box(w, middleH, "note for the session log (enter to record, esc to cancel)", []string{m.input.View()})
+	case m.confirmQuit:
+		middle = m.box(w, middleH, "quit?", []string{"A step is running. Quit stops it and puts every knob back first.", "", "quit? [y/N]"})
+	case m.showHelp:
+		m.help.ShowAll = true
+		middle = m.box(w, middleH, "keys", strings.Split(m.help.View(m.keys), "\n"))
+		m.help.ShowAll = false
+	default:
+		middle = m.charts(w, middleH)
+	}
+	return fit(strings.Join(top, "\n")+"\n"+middle+"\n"+strings.Join(bottom, "\n"), w, h)
+}
+
+func (m *Model) header(w int) string {
+	st := m.st
+	name, host, log := "perfbisect", "", ""
+	if st.start != nil {
+		name += " · " + st.start.Playbook
+		host = st.start.Host
+	}
+	if f := st.host; f != nil {
+		host = fmt.Sprintf("%s · %s · %s", f.Hostname, f.Kernel, fsText(f))
+	}
+	badge := " LIVE "
+	if m.rp != nil {
+		badge = " REPLAY " + m.rp.speedText() + " "
+		log = m.rp.path
+		if m.rp.torn != "" {
+			badge += "· CUT SHORT "
+		}
+	} else if m.logPath != "" {
+		log = m.logPath
+	}
+	left := m.styles.title.Render(name) + "  " + host
+	right := elapsed(st) + "  " + m.styles.badge.Render(badge)
+	room := w - lipgloss.Width(right) - 1
+	line1 := pad(truncate(left, room), room) + " " + right
+	line2 := m.styles.dim.Render(truncate("log "+log+m.tornText(), w))
+	return line1 + "\n" + line2
+}
+
+func (m *Model) tornText() string {
+	if m.rp != nil && m.rp.torn != "" {
+		return " · " + m.rp.torn
+	}
+	return ""
+}
+
+func fsText(f *session.HostFacts) string {
+	s := f.Filesystem
+	if f.Device != "" {
+		s += " on " + f.Device
+	}
+	if f.Scheduler != "" {
+		s += " (" + f.Scheduler + ")"
+	}
+	return s + " " + f.DataDir
+}
+
+func elapsed(st *walkState) string {
+	if st.began.IsZero() {
+		return ""
+	}
+	d := st.lastTime.Sub(st.began).Round(time.Second)
+	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// table is the seeds' table with the playbook's steps: state, baseline
+// median, step median, multiplier.
+func (m *Model) table(w int) []string {
+	metric := "p50"
+	if m.st.pb != nil {
+		metric = strings.TrimSuffix(m.st.pb.Metric, "_ms")
+	}
+	base := "ref " + metric
+	rows := []string{m.styles.dim.Render(pad(fmt.Sprintf("  %-16s %-13s %11s %11s %7s", "step", "state", base, "step "+metric, "x"), w))}
+	for i, sv := range m.st.steps {
+		mark, style := m.styles.stateMark(sv.state)
+		b, s, x := "", "", ""
+		for _, v := range sv.verdicts {
+			if v.Against == session.AgainstReference || len(sv.verdicts) == 1 {
+				b, s, x = probe.MsText(v.BaseMedian), probe.MsText(v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
+			}
+		}
+		state := string(sv.state)
+		if sv.state == session.StateRunning {
+			state = fmt.Sprintf("running %ds", sv.seconds)
+		}
+		row := fmt.Sprintf("%s %-16s %-13s %11s %11s %7s", mark, truncate(sv.step.ID, 16), truncate(state, 13), b, s, x)
+		if sv.reason != "" && (sv.state == session.StateUnavailable || sv.state == session.StateFailed || sv.state == session.StateSkipped) {
+			row += "  " + sv.reason
+		}
+		row = truncate(row, w)
+		if i == m.selected && m.focus == 0 {
+			rows = append(rows, m.styles.selected.Render(pad(row, w)))
+			continue
+		}
+		rows = append(rows, style.Render(row))
+	}
+	return rows
+}
+
+func (m *Model) hypothesis(w int) string {
+	if m.selected < 0 || m.selected >= len(m.st.steps) {
+		return ""
+	}
+	sv := m.st.steps[m.selected]
+	return truncate(sv.step.Title+": "+sv.step.Hypothesis, w)
+}
+
+// charts draws throughput and latency of the running step over the
+// reference and the regression, aligned on the run's seconds, stacked in h
+// lines. It reads only the window from the rings, into reused buffers.
+func (m *Model) charts(w, h int) string {
+	src := m.st
+	if m.frozen != nil {
+		src = m.frozen
+	}
+	window := windows[m.window]
+	from := src.ring.WindowStart(window)
+	name := "step"
+	if m.st.current >= 0 {
+		name = "step " + m.st.steps[m.st.current].step.ID
+	}
+	frozen := ""
+	if m.frozen != nil {
+		frozen = " [frozen]"
+	}
+	draw := func(title string, metric chart.Metric, height int) string {
+		var series []chart.Series
+		if src.reference.Len() > 0 {
+			m.bufs[0] = src.reference.Range(m.bufs[0], metric, from, window)
+			series = append(series, chart.Series{Name: "reference", Values: m.bufs[0], Color: chart.ColorReference, Reduce: metric.Reduce()})
+		}
+		if src.repro.Len() > 0 && (m.st.current < 0 || m.st.steps[m.st.current].step.ID != m.st.reproID) {
+			m.bufs[1] = src.repro.Range(m.bufs[1], metric, from, window)
+			series = append(series, chart.Series{Name: "regression", Values: m.bufs[1], Color: chart.ColorRegression, Reduce: metric.Reduce()})
+		}
+		m.bufs[2] = src.ring.Range(m.bufs[2], metric, from, window)
+		series = append(series, chart.Series{Name: name, Values: m.bufs[2], Color: chart.ColorStep, Reduce: metric.Reduce()})
+		c := chart.Chart{Title: fmt.Sprintf("%s, last %ds%s", title, window, frozen), Series: series, Window: window, FirstSec: from, Color: m.color}
+		return c.Render(w, height)
+	}
+	if h < 12 {
+		return draw("latency "+m.metric.String(), m.metric, h)
+	}
+	top := h / 2
+	return draw("throughput", chart.OpsPerS, top) + "\n" + draw("latency "+m.metric.String(), m.metric, h-top)
+}
+
+func (m *Model) status(w int) string {
+	st := m.st
+	if st.current < 0 {
+		if line := lastActivity(st); line != "" {
+			return truncate(line, w)
+		}
+		return ""
+	}
+	sv := st.steps[st.current]
+	done := float64(sv.seconds) / max(sv.planned, 1)
+	label := fmt.Sprintf(" %ds/%.0fs ", sv.seconds, sv.planned)
+	nums := fmt.Sprintf("%.0f ops/s  p50 %s  p99 %s ms", st.last.OpsPerS, probe.MsText(st.last.P50Ms), probe.MsText(st.last.P99Ms))
+	bar := m.bar
+	bar.Width = max(10, w-lipgloss.Width(label)-lipgloss.Width(nums))
+	return truncate(bar.ViewAs(min(done, 1))+label+nums, w)
+}
+
+func lastActivity(st *walkState) string {
+	if len(st.activity) == 0 {
+		return ""
+	}
+	return st.activity[len(st.activity)-1]
+}
+
+// outcome says the last verdict and decision, or the conclusion.
+func (m *Model) outcome(w int) string {
+	if c := m.st.conclusion(); c != "" {
+		return m.styles.bold.Render(truncate("conclusion: "+c, w))
+	}
+	for i := len(m.st.steps) - 1; i >= 0; i-- {
+		sv := m.st.steps[i]
+		if sv.decision == nil {
+			continue
+		}
+		line := fmt.Sprintf("%s: %s", sv.step.ID, sv.decision.State)
+		if sv.decision.Meaning != "" {
+			line += " — " + sv.decision.Meaning
+		}
+		if sv.decision.Next != "" {
+			line += " → next: " + sv.decision.Next
+		}
+		return truncate(line, w)
+	}
+	if m.rp == nil && !m.running {
+		return truncate("press enter to run the first step", w)
+	}
+	return ""
+}
+
+func (m *Model) footer(w int) string {
+	if m.rp != nil && m.rp.done {
+		return truncate("end of the recording — q to quit", w)
+	}
+	return truncate(m.help.ShortHelpView(m.keys.ShortHelp()), w)
+}
+
+func (m *Model) askBox(w, h int) string {
+	a := m.ask
+	var lines []string
+	for _, c := range a.changes {
+		lines = append(lines, c.Knob+":")
+		if c.Before != "" {
+			lines = append(lines, "  now:      "+c.Before)
+		}
+		for _, d := range c.Do {
+			lines = append(lines, "  do:       "+d)
+		}
+		for _, u := range c.Undo {
+			lines = append(lines, "  put back: "+u)
+		}
+	}
+	for _, l := range a.lines {
+		lines = append(lines, "  "+l)
+	}
+	prompt := "apply these changes? [y/N]"
+	if a.manual {
+		prompt = "done? [y = done, N = skip this step]"
+	}
+	// Keep the prompt visible however long the list.
+	room := max(1, h-4)
+	if len(lines) > room-1 {
+		lines = append(lines[:room-2], fmt.Sprintf("  … %d more lines", len(lines)-(room-2)))
+	}
+	return m.box(w, h, a.title, append(lines, "", prompt))
+}
+
+// box frames lines with a title in w x h.
+func (m *Model) box(w, h int, title string, lines []string) string {
+	inner := max(1, w-4)
+	var b []string
+	for _, l := range lines {
+		b = append(b, truncate(l, inner))
+	}
+	body := m.styles.bold.Render(truncate(title, inner)) + "\n" + strings.Join(b, "\n")
+	return fit(m.styles.box.Width(w-2).Render(body), w, h)
+}
+
+// fit pads or cuts s to exactly w x h cells.
+func fit(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = pad(truncate(l, w), w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func pad(s string, w int) string {
+	if d := w - lipgloss.Width(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}
+
+// truncate cuts s to w cells, styles included.
+func truncate(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	return lipgloss.NewStyle().MaxWidth(w).Render(s)
+}
