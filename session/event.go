@@ -60,8 +60,8 @@ type SessionStart struct {
 	// ReferenceSamples are that run's seconds, so the log stands alone for
 	// replays and reports.
 	ReferenceSamples []probe.Sample `json:"reference_samples,omitempty"`
-	Host      string     `json:"host"`
-	DryRun    bool       `json:"dry_run,omitempty"`
+	Host             string         `json:"host"`
+	DryRun           bool           `json:"dry_run,omitempty"`
 }
 
 // HostFacts are what the host says about itself and the data directory.

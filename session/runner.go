@@ -52,7 +52,7 @@ const minJudged = 5
 // front end calls Start, Step and End itself.
 type Runner struct {
 	opt     Options
-	extra   atomic.Int64 // nanoseconds the operator added to the running step
+	extra   atomic.Int64   // nanoseconds the operator added to the running step
 	repro   []probe.Sample // samples of the reproduce step: the regression
 	results []StepResult
 	started time.Time

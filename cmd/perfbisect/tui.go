@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// noTerminal is the answer of the interactive commands without a terminal.
-var noTerminal = errors.New("no terminal to draw on: use 'perfbisect run --no-tui' to walk a playbook headless (or 'perfbisect probe' to measure once)")
+// errNoTerminal is the answer of the interactive commands without a terminal.
+var errNoTerminal = errors.New("no terminal to draw on: use 'perfbisect run --no-tui' to walk a playbook headless (or 'perfbisect probe' to measure once)")
 
 // colorOn sets the colour profile for the screen: none with NO_COLOR.
 func colorOn() bool {
@@ -93,7 +93,7 @@ step. A log cut short by a crash plays up to its last complete second.`,
 				return failure(fmt.Errorf("%s: no events in it (is it a session log?)", args[0]))
 			}
 			if !terminalIO() {
-				return usageError(noTerminal)
+				return usageError(errNoTerminal)
 			}
 			m := tui.NewReplay(args[0], evs, bad, speed, colorOn())
 			_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(c.Context())).Run()
@@ -110,7 +110,7 @@ step. A log cut short by a crash plays up to its last complete second.`,
 // runSetup is `perfbisect` alone: the setup screen, then the walk.
 func runSetup(ctx context.Context, stdout, stderr io.Writer) error {
 	if !terminalIO() {
-		return usageError(noTerminal)
+		return usageError(errNoTerminal)
 	}
 	dir, err := os.Getwd()
 	if err != nil {

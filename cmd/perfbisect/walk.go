@@ -98,7 +98,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 
 	if !f.noTUI {
 		if !terminalIO() {
-			return usageError(noTerminal)
+			return usageError(errNoTerminal)
 		}
 		if f.dryRun {
 			return usageError(errors.New("--dry-run prints the plan: use it with --no-tui"))
