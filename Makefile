@@ -20,9 +20,9 @@ all: build
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/perfbisect
 
-# The main job: for now, a 10-second probe in the current directory.
+# The main job: the investigation screen on this host (setup, then the walk).
 run: build
-	./$(BIN) probe --duration 10s
+	./$(BIN)
 
 test: lint
 	$(GO) test -race -count=1 ./...

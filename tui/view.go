@@ -14,6 +14,12 @@ import (
 // View draws the whole screen in exactly width x height cells.
 func (m *Model) View() string {
 	w, h := max(m.width, 40), max(m.height, 12)
+	if m.ask != nil {
+		// A question about the host gets the whole screen, so that every
+		// change and how it is put back can be read before answering.
+		head := m.header(w)
+		return fit(head+"\n"+m.askBox(w, h-3)+"\n"+m.footer(w), w, h)
+	}
 	top := strings.Split(m.header(w), "\n")
 	top = append(top, m.table(w)...)
 	top = append(top, m.hypothesis(w))
@@ -22,8 +28,6 @@ func (m *Model) View() string {
 	middleH := max(h-len(top)-len(bottom), 3)
 	var middle string
 	switch {
-	case m.ask != nil:
-		middle = m.askBox(w, middleH)
 	case m.noting:
 		middle = m.box(w, middleH, "note for the session log (enter to record, esc to cancel)", []string{m.input.View()})
 	case m.confirmQuit:
@@ -210,11 +214,11 @@ func (m *Model) outcome(w int) string {
 			continue
 		}
 		line := fmt.Sprintf("%s: %s", sv.step.ID, sv.decision.State)
-		if sv.decision.Meaning != "" {
-			line += " — " + sv.decision.Meaning
-		}
 		if sv.decision.Next != "" {
 			line += " → next: " + sv.decision.Next
+		}
+		if sv.decision.Meaning != "" {
+			line += " — " + sv.decision.Meaning
 		}
 		return truncate(line, w)
 	}
@@ -253,12 +257,7 @@ func (m *Model) askBox(w, h int) string {
 	if a.manual {
 		prompt = "done? [y = done, N = skip this step]"
 	}
-	// Keep the prompt visible however long the list.
-	room := max(1, h-4)
-	if len(lines) > room-1 {
-		lines = append(lines[:room-2], fmt.Sprintf("  … %d more lines", len(lines)-(room-2)))
-	}
-	return m.box(w, h, a.title, append(lines, "", prompt))
+	return m.box(w, h, a.title+" — "+prompt, append(lines, "", prompt))
 }
 
 // box frames lines with a title in w x h.
@@ -266,7 +265,11 @@ func (m *Model) box(w, h int, title string, lines []string) string {
 	inner := max(1, w-4)
 	var b []string
 	for _, l := range lines {
-		b = append(b, truncate(l, inner))
+		// Wrap rather than cut: a command or a path is read in full.
+		b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(l), "\n")...)
+	}
+	if room := max(1, h-3); len(b) > room {
+		b = append(b[:room-1], truncate(fmt.Sprintf("… %d more lines", len(b)-room+1), inner))
 	}
 	body := m.styles.bold.Render(truncate(title, inner)) + "\n" + strings.Join(b, "\n")
 	return fit(m.styles.box.Width(w-2).Render(body), w, h)

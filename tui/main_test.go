@@ -1,0 +1,135 @@
+package tui
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/session/playbook"
+)
+
+// The test binary doubles as `perfbisect agent`, so the flow tests run their
+// workloads in a real child process, as perfbisect does. Every test draws
+// with the ASCII profile: goldens and WaitFor never see an escape of style.
+func TestMain(m *testing.M) {
+	if os.Getenv("PERFBISECT_TEST_AGENT") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := host.ServeAgent(ctx, os.Stdin, os.Stdout)
+		stop()
+		if err != nil && err != host.ErrAgentInterrupted {
+			fmt.Fprintln(os.Stderr, "perfbisect:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// testHost is the local host with this test binary as its agent and its
+// knob state in a directory of the test's own.
+func testHost(t testing.TB) *host.Local {
+	t.Helper()
+	h := host.NewLocal()
+	h.Env.StateDir = t.TempDir()
+	h.Agent = func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "PERFBISECT_TEST_AGENT=1")
+		return cmd
+	}
+	return h
+}
+
+// quickPlaybook is testdata/quick.yaml: 6-second steps, a 1-second warm-up.
+func quickPlaybook(t testing.TB) *playbook.Playbook {
+	t.Helper()
+	return readPlaybook(t, "testdata/quick.yaml")
+}
+
+func readPlaybook(t testing.TB, path string) *playbook.Playbook {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := playbook.Parse(path, data, nil)
+	if err != nil {
+		t.Fatalf("playbook %s: %v", path, err)
+	}
+	return pb
+}
+
+// mountsUnder lists the mounts under dir, as a knob would leave them.
+func mountsUnder(t testing.TB, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, dir) {
+			left = append(left, l)
+		}
+	}
+	return left
+}
+
+// updating reports whether -update was given. The flag itself is the one
+// that teatest's golden package registers for this test binary (defining a
+// second one would panic), so `go test ./tui -update` rewrites every
+// testdata/*.golden of this package.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// requireGolden compares got with testdata/name.golden, or rewrites it under
+// -update.
+func requireGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if updating() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -run %s -update to write it)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("View differs from %s (run with -update to accept):\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff shows the lines that differ, each with its number, wanted
+// first; enough for a screen of a few dozen lines.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %2d want |%s|\n        got  |%s|\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
