@@ -64,10 +64,6 @@ func (p *walkPrinter) event(e session.Event) {
 			probe.MsText(d.P50Ms), probe.MsText(d.P99Ms), probe.MsText(d.MaxMs), errorsText(d.Errors))
 	case *session.Verdict:
 		fmt.Fprintf(p.w, "    vs %-10s %s\n", d.Against, d.Verdict.String())
-	case *session.StepEnd:
-		if d.Reason != "" {
-			fmt.Fprintf(p.w, "    %s: %s\n", d.State, d.Reason)
-		}
 	case *session.Decision:
 		switch {
 		case d.Conclusion != "":

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
@@ -79,6 +80,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	}
 	if spec.Dir, err = filepath.Abs(f.dir); err != nil {
 		return usageError(err)
+	}
+	if f.duration > 0 {
+		spec.Duration = probe.Duration(f.duration)
 	}
 	opt := session.Options{
 		Playbook: pb, Host: host.NewLocal(), Workload: spec,

@@ -49,7 +49,7 @@ func TestRunDryRunDescribesAndChangesNothing(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"DRY RUN", "plan tmpfs: ", "mount -t tmpfs", "volume-type is not available here", "dry run: every change was described"} {
+	for _, want := range []string{"DRY RUN", "plan tmpfs: ", "mount -t tmpfs", "unavailable here: volume-type: volume-type needs EC2 or the lab", "dry run: every change was described"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
 		}
