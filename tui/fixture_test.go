@@ -235,6 +235,13 @@ func (w *walkScript) started() *walkScript {
 // reference, regressed.
 func (w *walkScript) reproduced() *walkScript {
 	w.key("enter")
+	w.reproducedEvents()
+	w.done("reproduce", session.Decision{State: session.StateRegressed, Next: "tmpfs"})
+	return w
+}
+
+// reproducedEvents is what the runner says of the reproduce step.
+func (w *walkScript) reproducedEvents() {
 	d := session.Decision{State: session.StateRegressed, Next: "tmpfs"}
 	w.record(func(r *recorder) {
 		r.wait(time.Second)
@@ -245,8 +252,6 @@ func (w *walkScript) reproduced() *walkScript {
 		r.emit("reproduce", &session.StepEnd{State: session.StateRegressed, DurationS: 8.3})
 		r.emit("reproduce", &d)
 	})
-	w.done("reproduce", d)
-	return w
 }
 
 // asked: enter on tmpfs, which plans its knob and asks before the change.

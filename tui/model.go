@@ -53,6 +53,7 @@ type Model struct {
 	noting      bool
 	confirmQuit bool
 	quitting    bool
+	interrupted bool // the quit is a SIGTERM's, not the operator's
 	ended       bool
 
 	// replay
@@ -158,7 +159,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.rp != nil || m.ended {
 			return m, tea.Quit
 		}
-		m.quitting = true
+		if m.quitting && !m.running {
+			return m, nil // the session is being closed already
+		}
+		m.quitting, m.interrupted = true, true
 		if m.running {
 			m.st.note("interrupted: stopping the step and putting every knob back")
 			m.drv.cancelStep()
@@ -176,6 +180,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) stepDone(msg stepDoneMsg) tea.Cmd {
 	m.running = false
 	switch {
+	case m.quitting && m.interrupted:
+		return m.drv.end(session.EndInterrupted, "", "interrupted during step "+msg.step)
 	case m.quitting:
 		return m.drv.end(session.EndQuit, "", "the operator quit during step "+msg.step)
 	case msg.res.Decision.Conclusion != "":
@@ -298,6 +304,10 @@ func (m *Model) answerQuit(k tea.KeyMsg) tea.Cmd {
 	m.confirmQuit = false
 	if k.String() != "y" && k.String() != "Y" {
 		return nil
+	}
+	if !m.running {
+		// The step ended while the question was open: nothing to stop.
+		return m.quit()
 	}
 	m.quitting = true
 	m.st.note("quitting: stopping the step and putting every knob back")

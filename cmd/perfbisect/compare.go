@@ -97,5 +97,5 @@ func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, thre
 // spread is the 95% confidence interval of a median, as benchstat shows it.
 func spread(v []float64) string {
 	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(append([]float64(nil), v...), &benchmath.DefaultThresholds), 0.95)
-	return s.PctRangeString()
+	return "±" + s.PctRangeString()
 }

@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/session"
+)
+
+// The operator's keys on the live screen, with the driver's messages played
+// by the script: what each key changes, and which ones reach the runner.
+
+// drain returns the messages the driver has queued, without waiting.
+func drain(m *Model) []tea.Msg {
+	var out []tea.Msg
+	for {
+		select {
+		case msg := <-m.drv.msgs:
+			out = append(out, msg)
+		default:
+			return out
+		}
+	}
+}
+
+// sessionEnd is the session_end event the driver queued, if any.
+func sessionEnd(m *Model) *session.SessionEnd {
+	for _, msg := range drain(m) {
+		if e, ok := msg.(eventMsg); ok {
+			if end, ok := e.e.Data.(*session.SessionEnd); ok {
+				return end
+			}
+		}
+	}
+	return nil
+}
+
+// TestQuitAnsweredAfterTheStepEnded: the step can end while the quit
+// question is open; yes must still end the session and the program.
+func TestQuitAnsweredAfterTheStepEnded(t *testing.T) {
+	w := newWalkScript(t).started()
+	w.key("enter") // reproduce runs
+	w.key("q")
+	if !w.m.confirmQuit {
+		t.Fatal("q during a step did not ask")
+	}
+	w.reproducedEvents()
+	w.done("reproduce", session.Decision{State: session.StateRegressed, Next: "tmpfs"})
+	_, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	if cmd == nil {
+		t.Fatal("yes to quit after the step ended does nothing: the screen hangs")
+	}
+	msg := cmd()
+	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndQuit {
+		t.Errorf("session end %+v, want quit", end)
+	}
+	if _, cmd := w.m.Update(msg); cmd == nil || cmd() != tea.Quit() {
+		t.Error("the program does not quit once the session is closed")
+	}
+}
+
+// TestQuitWhileIdle: q between steps closes the session at once, with the
+// conclusion when there is one.
+func TestQuitWhileIdle(t *testing.T) {
+	w := newWalkScript(t).started().reproduced()
+	_, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	if w.m.confirmQuit || cmd == nil {
+		t.Fatalf("q between steps: asked %v, command %v; want no question and the session closed", w.m.confirmQuit, cmd != nil)
+	}
+	// A SIGTERM while the session closes does not close it twice.
+	if _, again := w.m.Update(Interrupt()); again != nil {
+		t.Error("an interrupt during the quit closes the session again")
+	}
+	msg := cmd()
+	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndQuit {
+		t.Errorf("session end %+v, want quit", end)
+	}
+	if _, cmd := w.m.Update(msg); cmd == nil || cmd() != tea.Quit() {
+		t.Error("the program does not quit once the session is closed")
+	}
+}
+
+// TestQuitDeclined: anything but y keeps the step running.
+func TestQuitDeclined(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	for _, k := range []string{"n", "esc", "q"} {
+		w.key("q")
+		w.key(k)
+		if w.m.confirmQuit || w.m.quitting || !w.m.running {
+			t.Errorf("q then %s: asking %v, quitting %v, running %v; want the step to go on", k, w.m.confirmQuit, w.m.quitting, w.m.running)
+		}
+	}
+}
+
+// TestInterrupt: SIGTERM stops the step and quits once the session closes;
+// between steps it closes the session as interrupted.
+func TestInterrupt(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	cancelled := false
+	w.m.drv.cancel = func() { cancelled = true }
+	if _, cmd := w.m.Update(Interrupt()); cmd != nil || !cancelled || !w.m.quitting {
+		t.Errorf("interrupt during a step: command %v, step cancelled %v, quitting %v", cmd != nil, cancelled, w.m.quitting)
+	}
+	// The runner puts the knob back and ends the step; the screen closes
+	// the session as interrupted, not as the operator's quit.
+	_, cmd := w.m.Update(stepDoneMsg{step: "tmpfs", res: session.StepResult{Step: w.step("tmpfs"), State: session.StateInterrupted}})
+	if cmd == nil {
+		t.Fatal("the end of the interrupted step does not close the session")
+	}
+	cmd()
+	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndInterrupted {
+		t.Errorf("session end %+v, want interrupted", end)
+	}
+
+	idle := newWalkScript(t).started()
+	_, cmd = idle.m.Update(Interrupt())
+	if cmd == nil {
+		t.Fatal("interrupt between steps does nothing")
+	}
+	cmd()
+	if end := sessionEnd(idle.m); end == nil || end.Ended != session.EndInterrupted {
+		t.Errorf("session end %+v, want interrupted", end)
+	}
+}
+
+// TestConfirmDialogTakesEveryKey: while the runner asks, keys answer it and
+// nothing else; y and n go back on the reply channel.
+func TestConfirmDialogTakesEveryKey(t *testing.T) {
+	for key, want := range map[string]bool{"y": true, "Y": true, "n": false, "N": false, "esc": false} {
+		w := newWalkScript(t).started().reproduced().asked()
+		reply := make(chan bool, 1)
+		w.m.ask.reply = reply
+		for _, k := range []string{"q", "x", "s", "?", "enter", "m"} {
+			w.key(k)
+		}
+		if w.m.ask == nil || w.m.confirmQuit || w.m.showHelp || w.m.quitting {
+			t.Fatalf("keys other than an answer changed the screen under the question")
+		}
+		var cmd tea.Cmd
+		if key == "esc" {
+			_, cmd = w.m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+		} else {
+			_, cmd = w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(key)})
+		}
+		if w.m.ask != nil || cmd == nil {
+			t.Fatalf("%s did not answer", key)
+		}
+		cmd()
+		if got := <-reply; got != want {
+			t.Errorf("%s answered %v, want %v", key, got, want)
+		}
+	}
+}
+
+// TestNote: n opens the input; esc and an empty note record nothing; enter
+// records the text on the running step.
+func TestNote(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	w.key("n")
+	w.key("not this")
+	w.key("esc")
+	if w.m.noting {
+		t.Fatal("esc did not close the note")
+	}
+	w.key("n")
+	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyEnter}); cmd != nil || w.m.noting {
+		t.Error("an empty note is recorded")
+	}
+	w.key("n")
+	w.key("q? no: a note about the disk")
+	if w.m.confirmQuit {
+		t.Fatal("a q typed in a note asks to quit")
+	}
+	_, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if cmd == nil {
+		t.Fatal("enter recorded nothing")
+	}
+	cmd()
+	var notes []session.Event
+	for _, msg := range drain(w.m) {
+		if e, ok := msg.(eventMsg); ok && e.e.Type == session.TypeNote {
+			notes = append(notes, e.e)
+		}
+	}
+	if len(notes) != 1 || notes[0].Step != "tmpfs" || notes[0].Data.(*session.Note).Text != "q? no: a note about the disk" {
+		t.Errorf("notes %+v, want the typed text on tmpfs", notes)
+	}
+}
+
+// TestFreezeKeepsTheCharts: f draws a copy of the charts while the live
+// rings go on filling; the table and the status stay live.
+func TestFreezeKeepsTheCharts(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	w.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	charts := func() string { return strings.Join(strings.Split(w.m.View(), "\n")[8:21], "\n") }
+	w.key("f")
+	before := charts()
+	if !strings.Contains(before, "[frozen]") {
+		t.Errorf("a frozen chart does not say so:\n%s", before)
+	}
+	w.record(func(r *recorder) { r.samples("tmpfs", 6, 9, 0.3) })
+	if after := charts(); after != before {
+		t.Errorf("the frozen charts moved:\n%s\nwant\n%s", after, before)
+	}
+	if !strings.Contains(w.m.View(), "running 9s") {
+		t.Error("the table stopped while the charts were frozen")
+	}
+	w.key("f")
+	if after := charts(); after == before || strings.Contains(after, "[frozen]") {
+		t.Error("f again did not thaw the charts")
+	}
+}
+
+// TestChartKeys: m steps the latency metric, + and - the window, within
+// their bounds.
+func TestChartKeys(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	w.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	title := func() string { return strings.Split(w.m.View(), "\n")[14] }
+	if !strings.HasPrefix(title(), "latency p99 ms, last 60s") {
+		t.Fatalf("latency chart title %q", title())
+	}
+	w.key("m")
+	if strings.HasPrefix(title(), "latency p99 ms") {
+		t.Errorf("m did not change the metric: %q", title())
+	}
+	for range len(windows) + 1 {
+		w.key("+")
+	}
+	if !strings.Contains(title(), "last 600s") {
+		t.Errorf("+ to the end: %q, want the 600s window", title())
+	}
+	for range len(windows) + 1 {
+		w.key("-")
+	}
+	if !strings.Contains(title(), "last 30s") {
+		t.Errorf("- to the end: %q, want the 30s window", title())
+	}
+}
+
+// TestRunPicksTheStep: enter runs the decision's next step, or the one the
+// operator selected when it is pending; nothing runs twice at once.
+func TestRunPicksTheStep(t *testing.T) {
+	w := newWalkScript(t).started().reproduced()
+	if got := w.m.st.steps[w.m.selected].step.ID; got != "tmpfs" {
+		t.Errorf("after reproduce the selection is %s, want the next step, tmpfs", got)
+	}
+	w.key("j") // down to fsync
+	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyEnter}); cmd == nil || !w.m.running {
+		t.Fatal("enter ran nothing")
+	}
+	if got := w.m.st.steps[w.m.selected].step.ID; got != "fsync" {
+		t.Errorf("enter on the selected fsync ran %s", got)
+	}
+	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyEnter}); cmd != nil {
+		t.Error("enter during a step started another")
+	}
+	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}); cmd != nil {
+		t.Error("s during a step skipped another")
+	}
+}
+
+// TestSkip: s records the step as skipped by the operator, through the
+// runner.
+func TestSkip(t *testing.T) {
+	w := newWalkScript(t).started().reproduced()
+	_, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
+	if cmd == nil {
+		t.Fatal("s skipped nothing")
+	}
+	done, ok := cmd().(stepDoneMsg)
+	if !ok || done.step != "tmpfs" || done.res.State != session.StateSkipped {
+		t.Fatalf("s gave %+v, want tmpfs skipped", done)
+	}
+	for _, msg := range drain(w.m) {
+		w.send(msg)
+	}
+	w.send(done)
+	if sv := w.m.st.steps[w.m.st.index["tmpfs"]]; sv.state != session.StateSkipped || sv.reason != "skipped by the operator" {
+		t.Errorf("tmpfs %s (%s), want skipped by the operator", sv.state, sv.reason)
+	}
+	if got := w.m.st.steps[w.m.selected].step.ID; got != "volume" {
+		t.Errorf("after the skip the selection is %s, want tmpfs's unavailable target, volume", got)
+	}
+}
+
+// TestHelp: ? shows every key; any key closes it, q still quits.
+func TestHelp(t *testing.T) {
+	w := newWalkScript(t).started()
+	w.key("?")
+	if !strings.Contains(w.m.View(), "shorter window") {
+		t.Error("the help does not list every key")
+	}
+	w.key("j")
+	if w.m.showHelp || w.m.selected != 0 {
+		t.Errorf("a key on the help screen: help %v, selection %d; want help closed, nothing else", w.m.showHelp, w.m.selected)
+	}
+	w.key("?")
+	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil {
+		t.Error("q on the help screen does not quit")
+	}
+}
