@@ -31,6 +31,7 @@ type applied struct {
 func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult) {
 	begin := r.opt.Now()
 	took := func() time.Duration { return r.opt.Now().Sub(begin) }
+	r.extra.Store(0) // an x pressed from here on counts for this step
 	r.emit(step.ID, r.stepStart(step))
 	res = StepResult{Step: step}
 	stop := func(state State, why, outcome string) StepResult {
@@ -148,7 +149,6 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 	if !canJudge {
 		limit = base
 	}
-	r.extra.Store(0)
 	spec.Duration = probe.Duration(limit + workloadSlack)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

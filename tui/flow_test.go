@@ -146,15 +146,15 @@ type flow struct {
 	*term
 	log  *eventLog
 	host *host.Local
-	m    *Model
 }
 
-// fastReference is a known-good run far faster than any disk, so that the
-// reproduce step is judged regressed (and stops) at its planned 6 seconds.
+// fastReference is a known-good run far faster than any disk (or tmpfs), so
+// that the reproduce step is judged regressed (and stops) at its planned 6
+// seconds.
 func fastReference() []probe.Sample {
 	out := make([]probe.Sample, 12)
 	for i := range out {
-		p50 := 0.001 + float64(i%4)*0.0001
+		p50 := 0.0002 + float64(i%4)*0.00002
 		out[i] = probe.Sample{Sec: i + 1, OpsPerS: 1e6, MiBPerS: 3900, P50Ms: p50, P95Ms: p50 * 2, P99Ms: p50 * 3, MaxMs: p50 * 5}
 	}
 	return out
@@ -178,7 +178,6 @@ func startFlow(t *testing.T, yes bool) *flow {
 		cancel()
 		t.Fatal(err)
 	}
-	f.m = m
 	f.term = &term{tm: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))}
 	// Whatever happened, stop the walk and put the host back before the
 	// test's directories go: cancel the step, then quit as on SIGTERM.
@@ -199,7 +198,7 @@ func (f *flow) reproduce(t *testing.T) {
 	f.waitFor(t, "press enter to run the first step", shortTimeout)
 	f.enter()
 	f.waitFor(t, `reproduce +regressed +0\.00\d+ +\d[\d.]* +\d+(\.\d+)?x`, stepTimeout) // the verdict in the table
-	f.waitFor(t, `reproduce: regressed → next: tmpfs`, shortTimeout)               // the decision
+	f.waitFor(t, `reproduce: regressed → next: tmpfs`, shortTimeout)                    // the decision
 }
 
 // tmpfsSample waits for a second of the tmpfs step on the screen.

@@ -170,7 +170,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.drv.end(session.EndInterrupted, "", "interrupted")
 	case replayMsg:
-		return m, m.rp.update(m, msg)
+		cmd := m.rp.update(m, msg)
+		if m.st.current >= 0 {
+			m.selected = m.st.current // follow the step being replayed
+		}
+		return m, cmd
 	case tea.KeyMsg:
 		return m, m.key(msg)
 	}
@@ -194,6 +198,16 @@ func (m *Model) stepDone(msg stepDoneMsg) tea.Cmd {
 }
 
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC && (m.ask != nil || m.noting) {
+		// Ctrl-C out of a dialog: answer no, then quit as q would.
+		var cmds []tea.Cmd
+		if m.ask != nil {
+			cmds = append(cmds, answer(m.ask.reply, false))
+			m.ask = nil
+		}
+		m.noting = false
+		return tea.Batch(append(cmds, m.quit())...)
+	}
 	// Dialogs take every key first.
 	switch {
 	case m.ask != nil:

@@ -268,8 +268,10 @@ func (m *Model) box(w, h int, title string, lines []string) string {
 		// Wrap rather than cut: a command or a path is read in full.
 		b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(l), "\n")...)
 	}
-	if room := max(1, h-3); len(b) > room {
-		b = append(b[:room-1], truncate(fmt.Sprintf("… %d more lines", len(b)-room+1), inner))
+	if room := max(2, h-3); len(b) > room {
+		// Cut the middle, never the last line: it is the question.
+		last := b[len(b)-1]
+		b = append(b[:room-2], truncate(fmt.Sprintf("… %d more lines", len(b)-room+1), inner), last)
 	}
 	body := m.styles.bold.Render(truncate(title, inner)) + "\n" + strings.Join(b, "\n")
 	return fit(m.styles.box.Width(w-2).Render(body), w, h)

@@ -31,6 +31,7 @@ var screens = map[string]func(t testing.TB) *Model{
 		w.key("p99 flat at 0.2 ms")
 		return w.m
 	},
+	// ? during the step: every key.
 	"help": func(t testing.TB) *Model {
 		w := newWalkScript(t).started().reproduced().asked().running()
 		w.key("?")
