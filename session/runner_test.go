@@ -11,6 +11,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session/playbook"
 )
@@ -56,27 +57,11 @@ func newTestRunner(t *testing.T, w *walk, pb *playbook.Playbook) *Runner {
 	t.Helper()
 	spec := pb.Workload
 	spec.Dir = filepath.Join(t.TempDir(), "data")
-	r, err := NewRunner(Options{Playbook: pb, Host: testHost(t), Workload: spec, Emit: w.emit, Confirm: w.confirm, Version: "test"})
+	r, err := NewRunner(Options{Playbook: pb, Host: hosttest.Local(t), Workload: spec, Emit: w.emit, Confirm: w.confirm, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// perfbisectMounts lists mounts a knob left behind.
-func perfbisectMounts(t *testing.T, stateDir string) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var left []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, stateDir) {
-			left = append(left, l)
-		}
-	}
-	return left
 }
 
 func TestWalkDiskTmpfsFsync(t *testing.T) {
@@ -106,7 +91,7 @@ func TestWalkDiskTmpfsFsync(t *testing.T) {
 	if len(w.asked) != 2 || w.asked[0][0].Knob != "tmpfs" || !strings.Contains(strings.Join(w.asked[0][0].Do, " "), "mount") {
 		t.Errorf("asked %+v", w.asked)
 	}
-	if left := perfbisectMounts(t, r.opt.Host.(*host.Local).Env.StateDir); len(left) > 0 {
+	if left := hosttest.MountsUnder(t, r.opt.Host.(*host.Local).Env.StateDir); len(left) > 0 {
 		t.Errorf("mounts left: %v", left)
 	}
 	if n := len(w.of(TypeKnob, "tmpfs")); n != 3 { // planned, applied, reverted
@@ -156,7 +141,7 @@ func TestStepPutsKnobsBackOnCancel(t *testing.T) {
 	}
 	spec := pb.Workload
 	spec.Dir = filepath.Join(t.TempDir(), "data")
-	h := testHost(t)
+	h := hosttest.Local(t)
 	r, err := NewRunner(Options{Playbook: pb, Host: h, Workload: spec, Emit: emit})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +158,7 @@ func TestStepPutsKnobsBackOnCancel(t *testing.T) {
 	if strings.Join(actions, " ") != "planned applied reverted" {
 		t.Errorf("knob events %v", actions)
 	}
-	if left := perfbisectMounts(t, h.Env.StateDir); len(left) > 0 {
+	if left := hosttest.MountsUnder(t, h.Env.StateDir); len(left) > 0 {
 		t.Errorf("mounts left after the cancel: %v", left)
 	}
 }
@@ -181,7 +166,7 @@ func TestStepPutsKnobsBackOnCancel(t *testing.T) {
 func TestStepPutsKnobsBackOnPanic(t *testing.T) {
 	testutil.RequireRoot(t)
 	pb := quickPlaybook(t)
-	h := testHost(t)
+	h := hosttest.Local(t)
 	w := &walk{}
 	spec := pb.Workload
 	spec.Dir = filepath.Join(t.TempDir(), "data")
@@ -203,7 +188,7 @@ func TestStepPutsKnobsBackOnPanic(t *testing.T) {
 		}()
 		r.Step(context.Background(), &pb.Steps[1])
 	}()
-	if left := perfbisectMounts(t, h.Env.StateDir); len(left) > 0 {
+	if left := hosttest.MountsUnder(t, h.Env.StateDir); len(left) > 0 {
 		t.Errorf("mounts left after a panic: %v", left)
 	}
 	if n := len(w.of(TypeKnob, "tmpfs")); n != 3 {
@@ -238,7 +223,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	pb := quickPlaybook(t)
 	spec := pb.Workload
 	spec.Dir = t.TempDir()
-	h := testHost(t)
+	h := hosttest.Local(t)
 	r, err := NewRunner(Options{Playbook: pb, Host: h, Workload: spec, Emit: w.emit, DryRun: true})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"os"
 	"testing"
 	"time"
@@ -166,7 +167,7 @@ func newLiveModel(t testing.TB, pb *playbook.Playbook) *Model {
 	t.Helper()
 	spec := pb.Workload
 	spec.Dir = dataDir
-	m, err := NewLive(context.Background(), Options{Options: session.Options{Playbook: pb, Host: testHost(t), Workload: spec},
+	m, err := NewLive(context.Background(), Options{Options: session.Options{Playbook: pb, Host: hosttest.Local(t), Workload: spec},
 		LogPath: "sessions/quick-20250304-1000.jsonl"})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -164,7 +165,7 @@ func startFlow(t *testing.T, yes bool) *flow {
 	t.Helper()
 	testutil.RequireRoot(t) // the tmpfs knob mounts
 	pb := quickPlaybook(t)
-	h := testHost(t)
+	h := hosttest.Local(t)
 	spec := pb.Workload
 	spec.Dir = filepath.Join(t.TempDir(), "data")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -185,7 +186,7 @@ func startFlow(t *testing.T, yes bool) *flow {
 		cancel()
 		f.tm.Send(Interrupt())
 		f.tm.WaitFinished(t, teatest.WithFinalTimeout(finalTimeout))
-		if left := mountsUnder(t, h.Env.StateDir); len(left) > 0 {
+		if left := hosttest.MountsUnder(t, h.Env.StateDir); len(left) > 0 {
 			t.Errorf("mounts left under %s: %v", h.Env.StateDir, left)
 		}
 	})
@@ -224,7 +225,7 @@ func (f *flow) quit(t *testing.T) {
 	if got := strings.Join(actions, " "); got != "planned applied reverted" {
 		t.Errorf("tmpfs knob: %s, want planned applied reverted", got)
 	}
-	if left := mountsUnder(t, f.host.Env.StateDir); len(left) > 0 {
+	if left := hosttest.MountsUnder(t, f.host.Env.StateDir); len(left) > 0 {
 		t.Errorf("mounts left under %s after the quit: %v", f.host.Env.StateDir, left)
 	}
 	if ends := f.log.of(session.TypeStepEnd, "tmpfs"); len(ends) != 1 || ends[0].Data.(*session.StepEnd).State != session.StateInterrupted {

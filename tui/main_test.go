@@ -1,20 +1,16 @@
 package tui
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
-	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"github.com/perfbisect/perfbisect/session/playbook"
 )
 
@@ -22,32 +18,9 @@ import (
 // workloads in a real child process, as perfbisect does. Every test draws
 // with the ASCII profile: goldens and WaitFor never see an escape of style.
 func TestMain(m *testing.M) {
-	if os.Getenv("PERFBISECT_TEST_AGENT") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := host.ServeAgent(ctx, os.Stdin, os.Stdout)
-		stop()
-		if err != nil && err != host.ErrAgentInterrupted {
-			fmt.Fprintln(os.Stderr, "perfbisect:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	hosttest.ServeIfAgent()
 	lipgloss.SetColorProfile(termenv.Ascii)
 	os.Exit(m.Run())
-}
-
-// testHost is the local host with this test binary as its agent and its
-// knob state in a directory of the test's own.
-func testHost(t testing.TB) *host.Local {
-	t.Helper()
-	h := host.NewLocal()
-	h.Env.StateDir = t.TempDir()
-	h.Agent = func(ctx context.Context) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "PERFBISECT_TEST_AGENT=1")
-		return cmd
-	}
-	return h
 }
 
 // quickPlaybook is testdata/quick.yaml: 6-second steps, a 1-second warm-up.
@@ -67,22 +40,6 @@ func readPlaybook(t testing.TB, path string) *playbook.Playbook {
 		t.Fatalf("playbook %s: %v", path, err)
 	}
 	return pb
-}
-
-// mountsUnder lists the mounts under dir, as a knob would leave them.
-func mountsUnder(t testing.TB, dir string) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var left []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, dir) {
-			left = append(left, l)
-		}
-	}
-	return left
 }
 
 // updating reports whether -update was given. The flag itself is the one

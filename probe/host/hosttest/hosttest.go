@@ -1,0 +1,65 @@
+// Package hosttest runs real workloads in tests, as net/http/httptest runs
+// real servers: the test binary doubles as `perfbisect agent`, so a test's
+// walk measures in a real child process, as perfbisect does.
+package hosttest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/perfbisect/perfbisect/probe/host"
+)
+
+const agentEnv = "PERFBISECT_TEST_AGENT"
+
+// ServeIfAgent serves one workload and exits when this process was started
+// as a test's agent; otherwise it returns at once. Call it first in TestMain.
+func ServeIfAgent() {
+	if os.Getenv(agentEnv) != "1" {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := host.ServeAgent(ctx, os.Stdin, os.Stdout)
+	stop()
+	if err != nil && err != host.ErrAgentInterrupted {
+		fmt.Fprintln(os.Stderr, "perfbisect:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Local is the local host with the test binary as its agent and the knobs'
+// state in a directory of the test's own.
+func Local(t testing.TB) *host.Local {
+	t.Helper()
+	h := host.NewLocal()
+	h.Env.StateDir = t.TempDir()
+	h.Agent = func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), agentEnv+"=1")
+		return cmd
+	}
+	return h
+}
+
+// MountsUnder lists the mount points under dir, as a knob would leave them.
+func MountsUnder(t testing.TB, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 4 && strings.HasPrefix(f[4], dir) {
+			left = append(left, f[4])
+		}
+	}
+	return left
+}
