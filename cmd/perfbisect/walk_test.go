@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"github.com/perfbisect/perfbisect/session"
 )
 
@@ -179,15 +180,8 @@ func TestRunKilledLeavesAReadableLog(t *testing.T) {
 // tmpfsMount finds a tmpfs a perfbisect knob mounted, if any.
 func tmpfsMount(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) > 4 && strings.HasPrefix(f[4], "/run/perfbisect/tmpfs-") {
-			return f[4]
-		}
+	if m := hosttest.MountsUnder(t, "/run/perfbisect/tmpfs-"); len(m) > 0 {
+		return m[0]
 	}
 	return ""
 }
