@@ -7,6 +7,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -125,6 +126,30 @@ type interruptMsg struct{}
 // stop: the screen quits as if the operator had, putting the host back.
 func Interrupt() tea.Msg { return interruptMsg{} }
 
+// leaveMsg ends the program after the last screen has been seen.
+type leaveMsg struct{}
+
+// lingerOnQuit is how long the last screen stays after a quit.
+const lingerOnQuit = 1500 * time.Millisecond
+
+// Summary says in a few lines how the walk ended, for the terminal after
+// the screen is gone: the conclusion, and every change that was put back
+// or could not be.
+func (m *Model) Summary() string {
+	var b strings.Builder
+	for _, l := range m.st.activity {
+		if strings.Contains(l, "put back") || strings.Contains(l, "REVERT FAILED") {
+			b.WriteString(l + "\n")
+		}
+	}
+	if c := m.st.conclusion(); c != "" {
+		b.WriteString("conclusion: " + c + "\n")
+	} else if m.st.end != nil {
+		b.WriteString("session " + string(m.st.end.Ended) + suffix(": ", m.st.end.Error) + "\n")
+	}
+	return b.String()
+}
+
 // tickMsg refreshes the clock once a second.
 type tickMsg time.Time
 
@@ -152,9 +177,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case endedMsg:
 		m.ended = true
 		if m.quitting {
-			return m, tea.Quit
+			// Stay a moment on the screen that shows the knobs put back.
+			m.st.note("session closed; every knob is put back — leaving")
+			return m, tea.Tick(lingerOnQuit, func(time.Time) tea.Msg { return leaveMsg{} })
 		}
 		return m, nil
+	case leaveMsg:
+		return m, tea.Quit
 	case interruptMsg:
 		if m.rp != nil || m.ended {
 			return m, tea.Quit

@@ -55,9 +55,7 @@ func TestQuitAnsweredAfterTheStepEnded(t *testing.T) {
 	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndQuit {
 		t.Errorf("session end %+v, want quit", end)
 	}
-	if _, cmd := w.m.Update(msg); cmd == nil || cmd() != tea.Quit() {
-		t.Error("the program does not quit once the session is closed")
-	}
+	quitsAfterLinger(t, w.m, msg)
 }
 
 // TestQuitWhileIdle: q between steps closes the session at once, with the
@@ -76,9 +74,7 @@ func TestQuitWhileIdle(t *testing.T) {
 	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndQuit {
 		t.Errorf("session end %+v, want quit", end)
 	}
-	if _, cmd := w.m.Update(msg); cmd == nil || cmd() != tea.Quit() {
-		t.Error("the program does not quit once the session is closed")
-	}
+	quitsAfterLinger(t, w.m, msg)
 }
 
 // TestQuitDeclined: anything but y keeps the step running.
@@ -299,5 +295,25 @@ func TestHelp(t *testing.T) {
 	w.key("?")
 	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil {
 		t.Error("q on the help screen does not quit")
+	}
+}
+
+// quitsAfterLinger checks that once the session is closed (msg) the screen
+// stays a moment, showing the knobs put back, and then the program quits.
+func quitsAfterLinger(t *testing.T, m *Model, msg tea.Msg) {
+	t.Helper()
+	_, cmd := m.Update(msg)
+	if cmd == nil {
+		t.Fatal("the program does not go on once the session is closed")
+	}
+	next := cmd()
+	if _, ok := next.(leaveMsg); !ok {
+		t.Fatalf("after the session closed: %T, want the screen to linger then leave", next)
+	}
+	if !strings.Contains(m.View(), "every knob is put back") {
+		t.Errorf("the last screen does not say the knobs are put back:\n%s", m.View())
+	}
+	if _, cmd := m.Update(next); cmd == nil || cmd() != tea.Quit() {
+		t.Error("the program does not quit after lingering")
 	}
 }

@@ -59,6 +59,7 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	if cerr := log.Close(); cerr != nil && logErr == nil {
 		logErr = cerr
 	}
+	fmt.Fprint(stderr, m.Summary())
 	fmt.Fprintf(stderr, "session log: %s\n", log.Path())
 	switch {
 	case err != nil:
