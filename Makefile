@@ -13,7 +13,7 @@ BENCH_DURATION ?= 5s
 BENCH_DISK     ?= $(CURDIR)/.bench-disk
 BENCH_TMPFS    ?= /dev/shm/perfbisect-bench
 
-.PHONY: all build run test lint bench calibrate clean
+.PHONY: all build run test lint bench calibrate demo clean
 
 all: build
 
@@ -47,6 +47,18 @@ bench: build
 # 20 A/A pairs on the disk, and a 2x change on a throttled loop device.
 calibrate: build
 	$(GO) run ./internal/calibrate -bin $(BIN)
+
+# The seeds' story on the lab (root, about a minute): an emulated gp2
+# volume measured with full burst credits is the reference; then its credits
+# are gone and the ebs-lab playbook walks image, bare host, tmpfs, fsync and
+# gp3. The lab is taken down whatever happens.
+LAB_BACKING ?= /var/lib/perfbisect-lab
+demo: build
+	./$(BIN) lab up --yes --backing $(LAB_BACKING) --size 30
+	./$(BIN) probe --json --dir $(LAB_BACKING)/mnt/data --duration 10s --file-size 16MiB --prealloc write > demo-reference.jsonl || { ./$(BIN) lab down --yes; exit 1; }
+	./$(BIN) lab up --yes --drained
+	./$(BIN) run --no-tui --yes --playbook ebs-lab --dir $(LAB_BACKING)/mnt/data --reference demo-reference.jsonl --record demo-session-$$(date +%Y%m%d-%H%M%S).jsonl; \
+	  status=$$?; ./$(BIN) lab down --yes; exit $$status
 
 clean:
 	rm -rf bin $(BENCH_DISK)

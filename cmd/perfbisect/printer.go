@@ -44,7 +44,7 @@ func (p *walkPrinter) event(e session.Event) {
 		fmt.Fprintf(p.w, "\n[%d] %s: %s\n", p.n, e.Step, d.Title)
 		fmt.Fprintf(p.w, "    hypothesis: %s\n", d.Hypothesis)
 		for _, k := range d.Knobs {
-			fmt.Fprintf(p.w, "    knob: %s %s\n", k.Knob, settings(k.With))
+			fmt.Fprintf(p.w, "    knob: %s\n", strings.TrimSpace(k.Knob+" "+settings(k.With)))
 		}
 	case *session.KnobEvent:
 		switch d.Action {

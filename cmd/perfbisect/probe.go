@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/lab"
 	"github.com/spf13/cobra"
 )
 
@@ -50,6 +53,11 @@ func runProbe(ctx context.Context, spec probe.Spec, asJSON bool, stdout, stderr 
 	w, err := probe.NewFsync(spec)
 	if err != nil {
 		return usageError(err)
+	}
+	if onLab, err := enterLab(spec.Dir); err != nil {
+		return failure(err)
+	} else if onLab && !asJSON {
+		fmt.Fprintln(stdout, "on the lab's emulated volume: writes are throttled by the kernel (an emulation)")
 	}
 	samples, err := w.Run(ctx)
 	if err != nil {
@@ -96,4 +104,24 @@ func keptOrRemoved(keep bool) string {
 		return "kept"
 	}
 	return "removed"
+}
+
+// enterLab puts this process in the lab's throttled cgroup when dir is on
+// the lab's emulated volume, so that the probe measures the emulation.
+func enterLab(dir string) (bool, error) {
+	if dir == "" {
+		return false, nil
+	}
+	st, err := lab.Load()
+	if err != nil {
+		return false, nil // no lab
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil || !st.Contains(abs) {
+		return false, nil
+	}
+	if err := st.Enter(os.Getpid()); err != nil {
+		return false, fmt.Errorf("join the lab's cgroup %s: %v", st.Cgroup, err)
+	}
+	return true, nil
 }

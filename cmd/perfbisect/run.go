@@ -70,6 +70,7 @@ says whether the regression persists or is gone.`,
 		newPlaybooksCmd(stdout),
 		newCompareCmd(stdout, stderr),
 		newReplayCmd(stdout, stderr),
+		newLabCmd(os.Stdin, stdout, stderr),
 		newAgentCmd(os.Stdin, stdout),
 	)
 	return root
@@ -84,6 +85,9 @@ func report(err error, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	}
+	if code == exitOK { // a dry run, say: nothing more to say
+		return exitOK
 	}
 	msg := err.Error()
 	if code == exitUsage && !strings.Contains(msg, "--help") {

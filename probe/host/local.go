@@ -32,7 +32,7 @@ func NewLocal() *Local {
 	if !root {
 		state = fmt.Sprintf("/dev/shm/perfbisect-%d", os.Getuid())
 	}
-	return &Local{Env: knob.Env{StateDir: state, Root: root}}
+	return &Local{Env: knob.Env{StateDir: state, Root: root, Lab: labVolume{}}}
 }
 
 func (l *Local) Name() string {
@@ -101,6 +101,16 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the workload agent %s: %v", cmd.Path, err)
+	}
+	// On the lab's emulated volume, the workload's I/O goes through the
+	// lab's throttled cgroup. The agent waits for its request, so nothing
+	// is written before it is there.
+	if st, ok := (labVolume{}).load(); ok && st.Contains(w.Dir) {
+		if err := st.Enter(cmd.Process.Pid); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("put the workload in the lab's cgroup %s: %v", st.Cgroup, err)
+		}
 	}
 	if _, err := stdin.Write(append(req, '\n')); err != nil {
 		cmd.Process.Kill()

@@ -1,6 +1,11 @@
 package knob
 
-import "strings"
+import (
+	"context"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
 
 // defaultHostInstructions is what the operator does when the playbook says
 // only "leave the cluster".
@@ -30,11 +35,29 @@ func newHost(s Settings) (Knob, error) {
 	if strings.TrimSpace(text) == "" {
 		text = defaultHostInstructions
 	}
-	return &manual{
+	return &hostKnob{&manual{
 		name:          "host",
 		title:         "Run the workload on a bare host",
 		instructions:  lines(text),
 		nothingToUndo: "nothing: this host was not changed",
 		settings:      withDefaults(s, Settings{"instructions": text}),
-	}, nil
+	}}, nil
+}
+
+// hostKnob is the manual step, except in the lab: one machine has no bare
+// host outside a cluster to move to.
+type hostKnob struct{ *manual }
+
+func (k *hostKnob) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
+	if _, ok := onLab(env, w); ok {
+		return Change{Knob: "host", Settings: k.settings}, &Unavailable{Knob: "host", Reason: "the lab is one machine: there is no bare host outside a cluster to move the workload to"}
+	}
+	return k.manual.Plan(ctx, env, w)
+}
+
+func (k *hostKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
+	if c, err := k.Plan(ctx, env, w); err != nil {
+		return w, c, nil, err
+	}
+	return k.manual.Apply(ctx, env, w)
 }

@@ -39,16 +39,37 @@ func newImage(s Settings) (Knob, error) {
 }
 
 // imageUnavailable is why a plain host cannot switch images. A twin EC2
-// instance and the lab's emulated image come in later issues.
+// instance comes in a later issue.
 func imageUnavailable() error {
 	return &Unavailable{Knob: "image", Reason: "image needs AWS (a twin instance on an older AMI) or the lab; on this host, downgrade the image by hand and use a manual step"}
 }
 
+// labImage is the emulated image the lab switches to.
+const labImage = "previous"
+
 func (k *image) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
-	return Change{Knob: "image", Settings: k.settings}, imageUnavailable()
+	c := Change{Knob: "image", Settings: k.settings}
+	lab, ok := onLab(env, w)
+	if !ok {
+		return c, imageUnavailable()
+	}
+	c.Before = lab.Image()
+	for _, d := range lab.ImageChanges(labImage) {
+		c.Do = append(c.Do, "lab: "+d+" (what an older image plausibly changes; an emulation)")
+	}
+	c.Undo = []string{"lab: back to the " + c.Before + " image"}
+	return c, nil
 }
 
 func (k *image) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
 	c, err := k.Plan(ctx, env, w)
-	return w, c, nil, err
+	if err != nil {
+		return w, c, nil, err
+	}
+	after, revert, err := env.Lab.SetImage(ctx, labImage)
+	if err != nil {
+		return w, c, nil, fmt.Errorf("image: %v", err)
+	}
+	c.After = after
+	return w, c, once(revert), nil
 }

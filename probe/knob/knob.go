@@ -29,6 +29,34 @@ type Env struct {
 	Root bool
 	// Operator answers manual knobs; nil when nobody is there to ask.
 	Operator Operator
+	// Lab is the emulated EBS volume (perfbisect lab up), nil when there is
+	// none. The volume-type and image knobs act on it when the workload's
+	// data directory is on it.
+	Lab Lab
+}
+
+// Lab is what knobs can do to the lab's emulated volume and image. Every
+// change says it is an emulation and returns how to put it back.
+type Lab interface {
+	// Contains reports whether dir is on the lab's emulated volume.
+	Contains(dir string) bool
+	// Volume describes the emulated volume now: "gp2 30 GiB (baseline 100 IOPS, burst 3000; 0 credits)".
+	Volume() string
+	// SetVolume changes the emulated volume's type, as ModifyVolume would.
+	SetVolume(ctx context.Context, typ string, iops, throughputMiB int) (after string, revert Revert, err error)
+	// Image describes the emulated image; ImageChanges what switching to
+	// name would change.
+	Image() string
+	ImageChanges(name string) []string
+	SetImage(ctx context.Context, name string) (after string, revert Revert, err error)
+}
+
+// onLab is the lab when the workload's data is on it.
+func onLab(env Env, w probe.Spec) (Lab, bool) {
+	if env.Lab == nil || w.Dir == "" || !env.Lab.Contains(w.Dir) {
+		return nil, false
+	}
+	return env.Lab, true
 }
 
 // Operator is the person at the keyboard, for knobs only a person can turn

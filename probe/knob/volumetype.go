@@ -84,17 +84,43 @@ func newVolumeType(s Settings) (Knob, error) {
 }
 
 // volumeTypeUnavailable is why a plain host cannot change its volume type.
-// EC2 (a scratch volume, or ModifyVolume) and the lab (the emulated
-// volume's limits) come in later issues and will branch here on the Env.
+// EC2 (a scratch volume, or ModifyVolume) comes in a later issue.
 func volumeTypeUnavailable() error {
 	return &Unavailable{Knob: "volume-type", Reason: "volume-type needs EC2 or the lab (perfbisect lab up): this host has no EBS volume"}
 }
 
 func (k *volumeType) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
-	return Change{Knob: "volume-type", Settings: k.settings}, volumeTypeUnavailable()
+	c := Change{Knob: "volume-type", Settings: k.settings}
+	lab, ok := onLab(env, w)
+	if !ok {
+		return c, volumeTypeUnavailable()
+	}
+	c.Before = lab.Volume()
+	c.Do = []string{fmt.Sprintf("lab: change the emulated volume to %s%s (the kernel's I/O throttle of the lab's loop device; an emulation, not EBS)", k.to, k.extra())}
+	c.Undo = []string{"lab: back to " + c.Before}
+	return c, nil
+}
+
+func (k *volumeType) extra() string {
+	s := ""
+	if k.iops > 0 {
+		s += fmt.Sprintf(", %d IOPS", k.iops)
+	}
+	if k.throughput > 0 {
+		s += fmt.Sprintf(", %d MiB/s", k.throughput)
+	}
+	return s
 }
 
 func (k *volumeType) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
 	c, err := k.Plan(ctx, env, w)
-	return w, c, nil, err
+	if err != nil {
+		return w, c, nil, err
+	}
+	after, revert, err := env.Lab.SetVolume(ctx, k.to, k.iops, k.throughput)
+	if err != nil {
+		return w, c, nil, fmt.Errorf("volume-type: %v", err)
+	}
+	c.After = after
+	return w, c, once(revert), nil
 }

@@ -31,14 +31,14 @@ func TestEmbedded(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"ebs-write-regression", "local-disk"}; !slices.Equal(got, want) {
+	if want := []string{"ebs-lab", "ebs-write-regression", "local-disk"}; !slices.Equal(got, want) {
 		t.Errorf("embedded playbooks %v, want %v (sorted)", got, want)
 	}
 }
 
 func TestLookupUnknown(t *testing.T) {
 	for _, name := range []string{"nope", "../playbook", "playbooks/local-disk", ""} {
-		if _, err := Lookup(name); err == nil || !strings.Contains(err.Error(), "built in: ebs-write-regression, local-disk") {
+		if _, err := Lookup(name); err == nil || !strings.Contains(err.Error(), "built in: ebs-lab, ebs-write-regression, local-disk") {
 			t.Errorf("Lookup(%q) = %v, want an error listing the playbooks", name, err)
 		}
 		if _, err := Source(name); err == nil {

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe/lab"
+	"github.com/spf13/cobra"
+)
+
+func newLabCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "lab",
+		Short: "Emulate EBS volumes on this machine with the kernel's I/O throttling",
+		Long: `lab builds an emulated EBS volume on one Linux machine (root): an ext4
+filesystem on a loop device whose write IOPS (and throughput) the kernel
+throttles to the limits of the volume it imitates: gp2's 3 IOPS per GiB
+(minimum 100) with its burst-credit bucket, gp3's 3000 IOPS and 125 MiB/s, or
+io1's provisioned IOPS. It is an emulation: the kernel's throttle lets writes
+through in bursts and then stalls, where EBS queues each one, so judge it on
+throughput or the tail, not the median write.`,
+	}
+	c.AddCommand(newLabUpCmd(stdin, stdout), newLabStatusCmd(stdout), newLabDownCmd(stdin, stdout), newLabControllerCmd())
+	return c
+}
+
+func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var (
+		o                  lab.UpOptions
+		typ                string
+		iops, tput         int
+		credits            float64
+		yes, dryRun, drain bool
+	)
+	c := &cobra.Command{
+		Use:   "up",
+		Short: "Build the emulated volume (or change the one that is up)",
+		Example: `  perfbisect lab up --yes                      # gp2 30 GiB with full burst credits
+  perfbisect lab up --yes --drained            # the same volume on Halloween night: no credits left
+  perfbisect lab up --yes --type gp3           # 3000 IOPS, 125 MiB/s`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if os.Geteuid() != 0 {
+				return failure(errors.New("lab up needs root (loop devices, mounts, cgroups)"))
+			}
+			m, err := lab.NewModel(typ, o.SizeGiB, iops, tput)
+			if err != nil {
+				return usageError(err)
+			}
+			o.Model, o.Drained = m, drain
+			if c.Flags().Changed("credits") {
+				o.Credits = credits
+			}
+			if st, err := lab.Load(); err == nil {
+				return labChange(st, m, o, c.Flags().Changed("credits") || drain, yes, dryRun, stdin, stdout)
+			}
+			plan := []string{
+				fmt.Sprintf("create a sparse %d GiB file in %s and attach it to a loop device (losetup)", o.SizeGiB, o.Dir),
+				"make an ext4 filesystem on it (mkfs.ext4) and mount it; the data directory is on it",
+				"create a cgroup for the lab's workloads and throttle the loop device's writes: " + m.String(),
+				"start the lab's controller (gp2 burst credits drain and refill as writes come)",
+			}
+			if err := confirmPlan("lab up", plan, "perfbisect lab down", yes, dryRun, stdin, stdout); err != nil {
+				return err
+			}
+			st, err := lab.Up(c.Context(), o)
+			if err != nil {
+				return failure(err)
+			}
+			if err := startController(); err != nil {
+				lab.Down(context.WithoutCancel(c.Context()))
+				return failure(err)
+			}
+			fmt.Fprintf(stdout, "lab up (an emulation): %s\ndata dir: %s\n", st.Model, st.DataDir)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Dir, "backing", "/var/lib/perfbisect-lab", "directory for the volume's backing file")
+	f.IntVar(&o.SizeGiB, "size", 30, "size of the emulated volume in GiB (a sparse file)")
+	f.StringVar(&typ, "type", "gp2", "volume type: gp2, gp3 or io1")
+	f.IntVar(&iops, "iops", 0, "provisioned IOPS (gp3: default 3000; io1: required)")
+	f.IntVar(&tput, "throughput", 0, "provisioned throughput in MiB/s (gp3: default 125)")
+	f.Float64Var(&credits, "credits", lab.MaxCredits, "gp2 burst credits to start with")
+	f.BoolVar(&drain, "drained", false, "start with no burst credits (the seeds' Halloween night)")
+	f.BoolVar(&yes, "yes", false, "do it without asking")
+	f.BoolVar(&dryRun, "dry-run", false, "say what would be done, do nothing")
+	return c
+}
+
+// labChange changes the volume of a lab that is up: its type or credits.
+func labChange(st *lab.State, m lab.Model, o lab.UpOptions, setCredits, yes, dryRun bool, stdin io.Reader, stdout io.Writer) error {
+	credits := st.Credits
+	switch {
+	case o.Drained:
+		credits = 0
+	case setCredits:
+		credits = o.Credits
+	}
+	plan := []string{fmt.Sprintf("change the emulated volume from %s (%.0f credits) to %s (%.0f credits)", st.Model, st.Credits, m, credits)}
+	if err := confirmPlan("lab up", plan, "perfbisect lab up with the old settings, or lab down", yes, dryRun, stdin, stdout); err != nil {
+		return err
+	}
+	st, err := lab.Update(func(s *lab.State) error {
+		s.Model, s.Credits = m, credits
+		return nil
+	})
+	if err != nil {
+		return failure(err)
+	}
+	fmt.Fprintf(stdout, "lab (an emulation): %s, %.0f credits\ndata dir: %s\n", st.Model, st.Credits, st.DataDir)
+	return nil
+}
+
+// confirmPlan says what a command will do and asks, unless --yes; with
+// --dry-run it only says.
+func confirmPlan(what string, plan []string, undo string, yes, dryRun bool, stdin io.Reader, stdout io.Writer) error {
+	fmt.Fprintf(stdout, "%s will:\n", what)
+	for _, p := range plan {
+		fmt.Fprintf(stdout, "  - %s\n", p)
+	}
+	fmt.Fprintf(stdout, "  (undo: %s)\n", undo)
+	if dryRun {
+		fmt.Fprintln(stdout, "dry run: nothing was done")
+		return errDryRun
+	}
+	if yes {
+		return nil
+	}
+	t := newTerminal(stdin, stdout)
+	if !t.interactive() {
+		return usageError(fmt.Errorf("%s changes this host and there is no terminal to ask: pass --yes, or --dry-run to see the plan", what))
+	}
+	ok, err := t.ask(context.Background(), "go ahead? [y/N] ")
+	if err != nil {
+		return failure(err)
+	}
+	if !ok {
+		return failure(errors.New("not confirmed: nothing was done"))
+	}
+	return nil
+}
+
+// errDryRun ends a dry run successfully.
+var errDryRun = &exitError{exitOK, errors.New("dry run")}
+
+func newLabStatusCmd(stdout io.Writer) *cobra.Command {
+	var check time.Duration
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Say what the lab emulates, its limits and burst balance, and measure it",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, err := lab.Load()
+			if errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintln(stdout, "lab: down (perfbisect lab up builds it)")
+				return nil
+			}
+			if err != nil {
+				return failure(err)
+			}
+			iops, bps := st.Limit()
+			fmt.Fprintf(stdout, "lab: up — an EMULATION of an EBS volume by kernel I/O throttling\n")
+			fmt.Fprintf(stdout, "volume:    %s\n", st.Model)
+			if st.Model.Type == "gp2" {
+				fmt.Fprintf(stdout, "credits:   %.0f of %d (%s)\n", st.Credits, lab.MaxCredits, map[bool]string{true: "bursting", false: "drained: baseline"}[st.Credits > 0])
+			}
+			fmt.Fprintf(stdout, "limit now: %d write IOPS", iops)
+			if bps > 0 {
+				fmt.Fprintf(stdout, ", %d MiB/s", bps>>20)
+			}
+			fmt.Fprintf(stdout, "\nimage:     %s\ndata dir:  %s\ndevice:    %s (%s), cgroup %s (v%d)\n", orDefault(st.Image, "current"), st.DataDir, st.Loop, st.Dev, st.Cgroup, st.CgroupVersion)
+			if check > 0 {
+				got, err := st.Check(c.Context(), check)
+				if err != nil {
+					return failure(fmt.Errorf("measured check: %v", err))
+				}
+				fmt.Fprintf(stdout, "measured:  %.0f O_DSYNC 4 KiB writes/s over %v (the model allows %d IOPS; each such write can cost more than one I/O)\n", got, check, iops)
+			}
+			return nil
+		},
+	}
+	c.Flags().DurationVar(&check, "check", 3*time.Second, "how long to measure the volume (0: do not measure)")
+	return c
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func newLabDownCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var yes, dryRun bool
+	c := &cobra.Command{
+		Use:   "down",
+		Short: "Remove the lab: its controller, throttle, cgroup, mount, loop device and backing file",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, err := lab.Load()
+			if errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintln(stdout, "lab: already down")
+				return nil
+			}
+			plan := []string{"stop the lab's controller, remove its throttle and cgroup, unmount, detach the loop device and delete the backing file (its data is lost)"}
+			if err == nil {
+				plan[0] += fmt.Sprintf(": %s on %s, %s", st.Mount, st.Loop, st.Backing)
+			}
+			if err := confirmPlan("lab down", plan, "perfbisect lab up builds a new one", yes, dryRun, stdin, stdout); err != nil {
+				return err
+			}
+			if err := lab.Down(context.WithoutCancel(c.Context())); err != nil {
+				return failure(err)
+			}
+			fmt.Fprintln(stdout, "lab: down, nothing left behind")
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&yes, "yes", false, "do it without asking")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be done, do nothing")
+	return c
+}
+
+// newLabControllerCmd is the background process that drains and refills
+// gp2 credits; lab up starts it and lab down stops it.
+func newLabControllerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "controller",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			if err := lab.RunController(ctx, time.Second); err != nil && ctx.Err() == nil {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+}
+
+// startController starts `perfbisect lab controller` in its own session,
+// detached from this terminal, and records its pid in the lab's state.
+func startController() error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "lab", "controller")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the lab's controller: %v", err)
+	}
+	pid := cmd.Process.Pid
+	cmd.Process.Release()
+	_, err = lab.Update(func(s *lab.State) error { s.ControllerPID = pid; return nil })
+	return err
+}

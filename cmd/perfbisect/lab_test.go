@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe/host/hosttest"
+	"github.com/perfbisect/perfbisect/probe/lab"
+	"github.com/perfbisect/perfbisect/session"
+)
+
+// TestLabStory runs the seeds' story on the lab with the real binary, as
+// make demo does with longer steps: the reference is the emulated gp2 volume
+// with full burst credits; then its credits are gone, and the walk must find
+// image persists, the bare host unavailable, tmpfs gone, fsync off gone, gp3
+// gone, and conclude on the gp2 volume. Then lab down must leave nothing.
+func TestLabStory(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTool(t, "mkfs.ext4")
+	if _, err := lab.Load(); err == nil {
+		t.Skip("a lab is up on this machine; the story needs its own (perfbisect lab down)")
+	}
+	bin := binary(t)
+	dir := t.TempDir()
+	backing := filepath.Join(dir, "lab")
+	sh := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("perfbisect %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	down := func() { exec.Command(bin, "lab", "down", "--yes").Run() }
+	t.Cleanup(down)
+
+	up := sh("lab", "up", "--yes", "--backing", backing, "--size", "30")
+	st, err := lab.Load()
+	if err != nil {
+		t.Fatalf("after lab up: %v\n%s", err, up)
+	}
+	data := st.DataDir
+	ref := sh("probe", "--json", "--dir", data, "--duration", "7s", "--file-size", "16MiB", "--prealloc", "write")
+	refFile := filepath.Join(dir, "reference.jsonl")
+	os.WriteFile(refFile, []byte(ref), 0o600)
+	sh("lab", "up", "--yes", "--drained")
+	status := sh("lab", "status", "--check", "2s")
+	for _, want := range []string{"EMULATION", "gp2 30 GiB", "drained"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("lab status lacks %q:\n%s", want, status)
+		}
+	}
+
+	rec := filepath.Join(dir, "story.jsonl")
+	walk := sh("run", "--no-tui", "--yes", "--playbook", "ebs-lab", "--dir", data, "--reference", refFile, "--duration", "7s", "--record", rec)
+	evs, bad, err := session.ReadLogFile(rec)
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("log: %v %v", err, bad)
+	}
+	got := map[string]session.State{}
+	var conclusion string
+	for _, e := range evs {
+		switch d := e.Data.(type) {
+		case *session.StepEnd:
+			got[e.Step] = d.State
+		case *session.SessionEnd:
+			conclusion = d.Conclusion
+		}
+	}
+	want := map[string]session.State{
+		"reproduce": session.StateRegressed, "image": session.StatePersists, "host": session.StateUnavailable,
+		"tmpfs": session.StateGone, "fsync": session.StateGone, "volume-type": session.StateGone,
+	}
+	for step, w := range want {
+		if got[step] != w {
+			t.Errorf("step %s: %s, want %s", step, got[step], w)
+		}
+	}
+	if !strings.Contains(conclusion, "gp3") || !strings.Contains(conclusion, "gp2") {
+		t.Errorf("conclusion %q, want the gp2 volume fixed by gp3", conclusion)
+	}
+	if t.Failed() {
+		t.Logf("the walk:\n%s", walk)
+	}
+
+	sh("lab", "down", "--yes")
+	if _, err := lab.Load(); err == nil {
+		t.Error("lab down left its state file")
+	}
+	if out, _ := exec.Command("losetup", "-j", st.Backing).Output(); len(out) > 0 {
+		t.Errorf("loop device left: %s", out)
+	}
+	if m := hosttest.MountsUnder(t, backing); len(m) > 0 {
+		t.Errorf("mounts left: %v", m)
+	}
+	if _, err := os.Stat(st.Cgroup); err == nil {
+		t.Errorf("cgroup %s left", st.Cgroup)
+	}
+}

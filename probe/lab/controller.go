@@ -1,0 +1,138 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteIOs is the number of write I/Os the lab cgroup has sent to the lab's
+// device since the cgroup was made: cgroup v1 blkio.throttle.io_serviced
+// (the "MAJ:MIN Write N" line), v2 io.stat (wios=N). Writes the kernel
+// makes on its own (writeback, the ext4 journal) are not counted.
+func (s *State) WriteIOs() (uint64, error) {
+	switch s.CgroupVersion {
+	case 1:
+		b, err := os.ReadFile(filepath.Join(s.Cgroup, "blkio.throttle.io_serviced"))
+		if err != nil {
+			return 0, fmt.Errorf("lab: %v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 3 && f[0] == s.Dev && f[1] == "Write" {
+				return strconv.ParseUint(f[2], 10, 64)
+			}
+		}
+		return 0, nil // no I/O yet
+	case 2:
+		b, err := os.ReadFile(filepath.Join(s.Cgroup, "io.stat"))
+		if err != nil {
+			return 0, fmt.Errorf("lab: %v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 || f[0] != s.Dev {
+				continue
+			}
+			for _, kv := range f[1:] {
+				if v, ok := strings.CutPrefix(kv, "wios="); ok {
+					return strconv.ParseUint(v, 10, 64)
+				}
+			}
+		}
+		return 0, nil
+	}
+	return 0, fmt.Errorf("lab: unknown cgroup version %d", s.CgroupVersion)
+}
+
+// Tick is one step of the gp2 controller: it reads the write I/Os the lab
+// cgroup did since the last tick (WriteIOs), brings the credit bucket up to
+// now (credits += baseline*dt - ios, clamped to [0, MaxCredits]) and writes
+// the throttle to the kernel when the limit changes (burst <-> baseline).
+// Only gp2 has credits; for the other types it only keeps the count and the
+// clock current. It changes s; save it (Update does).
+func Tick(s *State, now time.Time) (changed bool, err error) {
+	n, err := s.WriteIOs()
+	if err != nil {
+		return false, err
+	}
+	return s.advance(now, n)
+}
+
+// advance is Tick once the cgroup's write I/O count (total, since the
+// cgroup was made) is known; it is the seam the tests feed with made-up
+// counts. A count below the last one (a cgroup made anew) counts from zero.
+func (s *State) advance(now time.Time, total uint64) (changed bool, err error) {
+	ios := total
+	if total >= s.LastIOs {
+		ios = total - s.LastIOs
+	}
+	dt := 0.0
+	if !s.CreditsAt.IsZero() {
+		dt = max(now.Sub(s.CreditsAt).Seconds(), 0)
+	}
+	s.LastIOs, s.CreditsAt = total, now
+	if s.Model.Type != "gp2" {
+		return false, nil
+	}
+	before, _ := s.Limit()
+	s.Credits = clampCredits(s.Credits + float64(s.Model.Baseline())*dt - float64(ios))
+	if after, _ := s.Limit(); after != before {
+		return true, s.Apply()
+	}
+	return false, nil
+}
+
+// RunController keeps a gp2 lab's credit bucket: every period (a second
+// when every <= 0) it runs Tick under the lab's lock, until ctx is done or
+// the lab goes down (then it returns nil). It records itself in the state
+// (ControllerPID) so that Down can stop it, and refuses to run next to
+// another live controller.
+func RunController(ctx context.Context, every time.Duration) error {
+	if every <= 0 {
+		every = time.Second
+	}
+	pid := os.Getpid()
+	start, _ := processStart(pid)
+	_, err := Update(func(s *State) error {
+		if s.ControllerPID != 0 && s.ControllerPID != pid && processAlive(s.ControllerPID) {
+			return fmt.Errorf("lab: a controller is already running (pid %d)", s.ControllerPID)
+		}
+		s.ControllerPID, s.ControllerStart = pid, start
+		_, err := Tick(s, time.Now())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer Update(func(s *State) error {
+		if s.ControllerPID == pid {
+			s.ControllerPID, s.ControllerStart = 0, 0
+		}
+		return nil
+	})
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			_, err := Update(func(s *State) error {
+				_, err := Tick(s, now)
+				return err
+			})
+			if errors.Is(err, os.ErrNotExist) {
+				return nil // the lab went down
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}

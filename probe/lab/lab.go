@@ -1,0 +1,488 @@
+// Package lab emulates EBS volumes on one Linux machine, so that the story
+// of a storage write regression (a gp2 volume out of burst credits, fixed by
+// gp3) can be reproduced and tested without AWS.
+//
+// It is an emulation, and says so: an ext4 filesystem on a loop device over
+// a sparse file, whose write IOPS (and write bytes per second, when the model
+// has a throughput) are limited by the kernel's I/O throttling for the
+// processes of one cgroup — cgroup v1 blkio.throttle.write_iops_device and
+// write_bps_device, or cgroup v2 io.max. Only I/O submitted by processes in
+// the lab cgroup is throttled and counted: the kernel's own writeback and
+// ext4's journal thread (jbd2) are not, so the lab emulates fdatasync'd and
+// O_DSYNC writes (what databases wait on) faithfully, and buffered writes
+// left to the kernel's flusher not at all. The loop device sits on the
+// host's page cache and disk, so latencies are the host's plus the throttle,
+// not EBS's network round trip. gp2's I/O credit bucket is kept by a
+// controller (RunController, one Tick a second) that counts the cgroup's
+// write I/Os and switches the throttle between burst and baseline.
+package lab
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// UpOptions say what lab to build.
+type UpOptions struct {
+	Dir     string  // where the backing file and the mount point live; default /var/lib/perfbisect-lab
+	SizeGiB int     // size of the (sparse) backing file and filesystem; default 30
+	Model   Model   // the emulated volume; default gp2 of SizeGiB (a zero SizeGiB in it means SizeGiB)
+	Credits float64 // gp2 credits to start with; default MaxCredits
+	Drained bool    // start with no gp2 credits (the seeds' volume)
+}
+
+// DefaultDir is where the lab keeps its backing file and mount point.
+const DefaultDir = "/var/lib/perfbisect-lab"
+
+const (
+	v1Root = "/sys/fs/cgroup/blkio"
+	v2Root = "/sys/fs/cgroup"
+)
+
+// Up builds the lab (root, Linux): a sparse backing file in o.Dir, a loop
+// device over it, an ext4 filesystem mounted at <Dir>/mnt with a data
+// directory, a cgroup whose writes to the device are throttled to the
+// model's limits, and the state file. It is idempotent: when the state file
+// names a loop device, mount and cgroup that are all there, that lab is
+// returned as it is (change its model with SetModel). The remains of a lab
+// that is partly gone are taken down first. Any failure undoes what Up did.
+func Up(ctx context.Context, o UpOptions) (st *State, err error) {
+	if runtime.GOOS != "linux" {
+		return nil, errors.New("lab: needs Linux (loop devices and cgroup I/O throttling)")
+	}
+	if os.Geteuid() != 0 {
+		return nil, errors.New("lab: needs root (loop device, mount, cgroup)")
+	}
+	version, root, err := detectCgroup()
+	if err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
+		o.Dir = DefaultDir
+	}
+	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+		return nil, err
+	}
+	if o.SizeGiB == 0 {
+		o.SizeGiB = 30
+	}
+	if o.SizeGiB < 1 {
+		return nil, fmt.Errorf("lab: size %d GiB: must be at least 1", o.SizeGiB)
+	}
+	m := o.Model
+	if m.Type == "" {
+		m.Type = "gp2"
+	}
+	if m.SizeGiB == 0 {
+		m.SizeGiB = o.SizeGiB
+	}
+	if m, err = NewModel(m.Type, m.SizeGiB, m.IOPS, m.ThroughputMiB); err != nil {
+		return nil, err
+	}
+	credits := float64(MaxCredits)
+	if o.Drained {
+		credits = 0
+	} else if o.Credits != 0 {
+		credits = clampCredits(o.Credits)
+	}
+
+	if old, err := Load(); err == nil && !old.alive() {
+		old.stopController() // before the lock, which it may be waiting for
+	}
+	unlock, err := lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if old, err := Load(); err == nil {
+		if old.alive() {
+			return old, nil
+		}
+		if err := old.teardown(); err != nil {
+			return nil, fmt.Errorf("lab: remains of an earlier lab: %v", err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+
+	var undo []func()
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		}
+	}()
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("lab: %v", err)
+	}
+	s := &State{
+		Backing:       filepath.Join(o.Dir, "volume.img"),
+		Mount:         filepath.Join(o.Dir, "mnt"),
+		CgroupVersion: version,
+		Model:         m,
+		Credits:       credits,
+		Image:         "current",
+	}
+	s.DataDir = filepath.Join(s.Mount, "data")
+	if loops, _ := loopsOf(ctx, s.Backing); len(loops) > 0 {
+		return nil, fmt.Errorf("lab: %s is still attached to %s (left by an earlier lab?); detach it with losetup -d", s.Backing, strings.Join(loops, ", "))
+	}
+	f, err := os.OpenFile(s.Backing, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lab: backing file: %v", err)
+	}
+	undo = append(undo, func() { os.Remove(s.Backing) })
+	err = f.Truncate(int64(o.SizeGiB) << 30) // sparse: takes no space until written
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lab: backing file %s of %d GiB: %v", s.Backing, o.SizeGiB, err)
+	}
+	out, err := run(ctx, "losetup", "--find", "--show", s.Backing)
+	if err != nil {
+		return nil, err
+	}
+	s.Loop = strings.TrimSpace(out)
+	undo = append(undo, func() { run(context.Background(), "losetup", "-d", s.Loop) })
+	dev, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(s.Loop), "dev"))
+	if err != nil {
+		return nil, fmt.Errorf("lab: %s: %v", s.Loop, err)
+	}
+	s.Dev = strings.TrimSpace(string(dev))
+	if _, err := run(ctx, "mkfs.ext4", "-q", s.Loop); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.Mount, 0o755); err != nil {
+		return nil, fmt.Errorf("lab: %v", err)
+	}
+	undo = append(undo, func() { os.Remove(s.Mount) })
+	// noinit_itable: no background zeroing of inode tables by the kernel,
+	// which is I/O the throttle does not see and would disturb measurements.
+	if _, err := run(ctx, "mount", "-t", "ext4", "-o", "noinit_itable", s.Loop, s.Mount); err != nil {
+		return nil, err
+	}
+	undo = append(undo, func() { run(context.Background(), "umount", s.Mount) })
+	if err := os.Mkdir(s.DataDir, 0o777); err != nil {
+		return nil, fmt.Errorf("lab: %v", err)
+	}
+	os.Chmod(s.DataDir, 0o1777) // like /tmp: any user's workload may write there
+	s.Cgroup = filepath.Join(root, "perfbisect-lab-"+filepath.Base(s.Loop))
+	if err := os.Mkdir(s.Cgroup, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("lab: cgroup: %v", err)
+	}
+	undo = append(undo, func() { os.Remove(s.Cgroup) })
+	s.CreditsAt = time.Now()
+	if s.LastIOs, err = s.WriteIOs(); err != nil {
+		return nil, err
+	}
+	if err := s.Apply(); err != nil {
+		return nil, err
+	}
+	if err := s.save(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// detectCgroup finds the kernel's I/O throttling: cgroup v1's blkio
+// hierarchy, or cgroup v2 with the io controller (enabled for the children
+// of the root when it is not yet).
+func detectCgroup() (version int, root string, err error) {
+	if _, err := os.Stat(filepath.Join(v1Root, "blkio.throttle.write_iops_device")); err == nil {
+		return 1, v1Root, nil
+	}
+	ctrl, err := os.ReadFile(filepath.Join(v2Root, "cgroup.controllers"))
+	if err == nil && hasWord(string(ctrl), "io") {
+		sub, err := os.ReadFile(filepath.Join(v2Root, "cgroup.subtree_control"))
+		if err != nil {
+			return 0, "", fmt.Errorf("lab: cgroup v2: %v", err)
+		}
+		if !hasWord(string(sub), "io") {
+			if err := writeFile(filepath.Join(v2Root, "cgroup.subtree_control"), "+io"); err != nil {
+				return 0, "", fmt.Errorf("lab: cgroup v2: enable the io controller: %v", err)
+			}
+		}
+		return 2, v2Root, nil
+	}
+	return 0, "", fmt.Errorf("lab: no kernel I/O throttling: neither cgroup v1 blkio (%s) nor cgroup v2 with the io controller (%s/cgroup.controllers)", v1Root, v2Root)
+}
+
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// alive says whether everything the state names is still there.
+func (s *State) alive() bool {
+	if s.Loop == "" || s.Mount == "" || s.Cgroup == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(s.Loop), "loop", "backing_file"))
+	if err != nil || strings.TrimSpace(string(b)) != s.Backing {
+		return false
+	}
+	if mounted, err := isMounted(s.Mount); err != nil || !mounted {
+		return false
+	}
+	fi, err := os.Stat(s.Cgroup)
+	return err == nil && fi.IsDir()
+}
+
+// Down takes the lab down and leaves nothing behind: it stops the gp2
+// controller, takes any process left in the cgroup out of it, removes the
+// throttle and the cgroup, unmounts, detaches every loop device over the
+// backing file, and removes the backing file, the mount point and the state
+// file. It is idempotent (a lab that is down is no error) and works after a
+// crash. When a step fails the state file stays, so that Down can be run
+// again once the cause (say, a shell in the mount point) is gone.
+func Down(ctx context.Context) error {
+	s, err := Load()
+	if errors.Is(err, os.ErrNotExist) {
+		os.Remove(StateFile + ".lock")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.stopController()
+	unlock, err := lock()
+	if err != nil {
+		return err
+	}
+	if s, err = Load(); err != nil {
+		unlock()
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if err := s.teardown(); err != nil {
+		unlock()
+		return err
+	}
+	err = os.Remove(StateFile)
+	unlock()
+	os.Remove(StateFile + ".lock")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("lab: %v", err)
+	}
+	return nil
+}
+
+// teardown removes what the state names, whatever of it is there; the
+// caller holds the lock. It goes on after a failure and reports them all.
+func (s *State) teardown() error {
+	ctx := context.Background()
+	var errs []error
+	if s.Cgroup != "" {
+		if _, err := os.Stat(s.Cgroup); err == nil {
+			if s.Dev != "" {
+				s.throttle(0, 0)
+			}
+			if err := s.removeCgroup(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if s.Mount != "" {
+		for i := 0; i < 8; i++ { // mounted more than once: unmount them all
+			mounted, err := isMounted(s.Mount)
+			if err != nil {
+				errs = append(errs, err)
+				break
+			}
+			if !mounted {
+				break
+			}
+			if _, err := run(ctx, "umount", s.Mount); err != nil {
+				errs = append(errs, fmt.Errorf("%v (is a process still using %s? see fuser -vm %s)", err, s.Mount, s.Mount))
+				break
+			}
+		}
+	}
+	if s.Backing != "" {
+		loops, err := loopsOf(ctx, s.Backing)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, l := range loops {
+			if _, err := run(ctx, "losetup", "-d", l); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if s.Mount != "" {
+		if err := os.Remove(s.Mount); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if s.Backing != "" {
+		if err := os.Remove(s.Backing); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		os.Remove(filepath.Dir(s.Backing)) // the lab's directory, when empty
+	}
+	return errors.Join(errs...)
+}
+
+// removeCgroup moves any process still in the lab cgroup to its parent and
+// removes the cgroup.
+func (s *State) removeCgroup() error {
+	var err error
+	for i := 0; i < 50; i++ {
+		if procs, rerr := os.ReadFile(filepath.Join(s.Cgroup, "cgroup.procs")); rerr == nil {
+			for _, p := range strings.Fields(string(procs)) {
+				os.WriteFile(filepath.Join(filepath.Dir(s.Cgroup), "cgroup.procs"), []byte(p), 0o644)
+			}
+		}
+		if err = os.Remove(s.Cgroup); err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("lab: remove cgroup: %v", err)
+}
+
+// stopController ends the gp2 controller named in the state, if it is
+// alive and is still the process that was recorded (never this process).
+func (s *State) stopController() {
+	pid := s.ControllerPID
+	if pid <= 0 || pid == os.Getpid() || !processAlive(pid) {
+		return
+	}
+	if s.ControllerStart != 0 {
+		if st, err := processStart(pid); err != nil || st != s.ControllerStart {
+			return // the PID belongs to another process now
+		}
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	for i := 0; i < 100 && processAlive(pid); i++ {
+		time.Sleep(30 * time.Millisecond)
+	}
+	if processAlive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		for i := 0; i < 100 && processAlive(pid); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// processAlive says whether pid runs (a zombie does not).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := statFields(string(b))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// processStart is a process's start time, in clock ticks since boot.
+func processStart(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := statFields(string(b))
+	if len(f) < 20 {
+		return 0, fmt.Errorf("lab: /proc/%d/stat: short", pid)
+	}
+	return strconv.ParseUint(f[19], 10, 64) // field 22: starttime
+}
+
+// statFields are the fields of /proc/PID/stat after the command name, from
+// field 3 (state) on.
+func statFields(stat string) []string {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(stat[i+1:])
+}
+
+// loopsOf lists the loop devices attached to a file.
+func loopsOf(ctx context.Context, file string) ([]string, error) {
+	if _, err := os.Stat(file); err != nil {
+		return nil, nil
+	}
+	out, err := run(ctx, "losetup", "-j", file)
+	if err != nil {
+		return nil, err
+	}
+	var loops []string
+	for _, line := range strings.Split(out, "\n") {
+		if dev, _, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(dev, "/dev/") {
+			loops = append(loops, dev)
+		}
+	}
+	return loops, nil
+}
+
+// isMounted says whether something is mounted on dir.
+func isMounted(dir string) (bool, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && unescapeMount(fields[4]) == dir {
+			return true, nil
+		}
+	}
+	return false, sc.Err()
+}
+
+// unescapeMount decodes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// run runs a program and returns its output; the error names the command
+// and carries what it printed.
+func run(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("lab: %s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
