@@ -67,6 +67,9 @@ func (m *Model) header(w int) string {
 	room := w - lipgloss.Width(right) - 1
 	line1 := pad(truncate(left, room), room) + " " + right
 	line2 := m.styles.dim.Render(truncate("log "+log+m.tornText(), w))
+	if f := st.host; f != nil && f.Lab != "" {
+		line2 = m.styles.warn.Render(truncate(f.Lab+" · log "+log, w))
+	}
 	return line1 + "\n" + line2
 }
 

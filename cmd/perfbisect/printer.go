@@ -39,6 +39,9 @@ func (p *walkPrinter) event(e session.Event) {
 		}
 	case *session.HostFacts:
 		fmt.Fprintf(p.w, "host: %s, kernel %s, %d CPUs; data dir on %s\n", d.Hostname, d.Kernel, d.CPUs, describeFS(d))
+		if d.Lab != "" {
+			fmt.Fprintf(p.w, "lab: %s\n", d.Lab)
+		}
 	case *session.StepStart:
 		p.n++
 		fmt.Fprintf(p.w, "\n[%d] %s: %s\n", p.n, e.Step, d.Title)

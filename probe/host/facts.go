@@ -17,5 +17,7 @@ type Facts struct {
 	Device       string `json:"device,omitempty"`        // the disk, never a partition; off a block device, the mount source ("tmpfs")
 	Scheduler    string `json:"scheduler,omitempty"`     // the disk's I/O scheduler in use
 	Rotational   *bool  `json:"rotational,omitempty"`
-	// Lab and EC2 facts come with the lab and the cloud.
+	// Lab says the data directory is on the lab's emulated EBS volume, and
+	// which: every screen and report that shows the host says so.
+	Lab string `json:"lab,omitempty"`
 }

@@ -44,7 +44,11 @@ func (l *Local) Name() string {
 }
 
 func (l *Local) Facts(ctx context.Context, dataDir string) (Facts, error) {
-	return localFacts(dataDir)
+	f, err := localFacts(dataDir)
+	if st, ok := (labVolume{}).load(); ok && err == nil && st.Contains(f.DataDir) {
+		f.Lab = "EMULATED EBS volume (perfbisect lab): " + describeVolume(st)
+	}
+	return f, err
 }
 
 func (l *Local) Plan(ctx context.Context, use knob.Use, w probe.Spec) (knob.Change, error) {
