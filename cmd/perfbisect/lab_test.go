@@ -44,7 +44,7 @@ func TestLabStory(t *testing.T) {
 		t.Fatalf("after lab up: %v\n%s", err, up)
 	}
 	data := st.DataDir
-	ref := sh("probe", "--json", "--dir", data, "--duration", "7s", "--file-size", "16MiB", "--prealloc", "write")
+	ref := sh("probe", "--json", "--dir", data, "--duration", "10s", "--file-size", "16MiB", "--prealloc", "write")
 	refFile := filepath.Join(dir, "reference.jsonl")
 	os.WriteFile(refFile, []byte(ref), 0o600)
 	sh("lab", "up", "--yes", "--drained")
@@ -56,7 +56,7 @@ func TestLabStory(t *testing.T) {
 	}
 
 	rec := filepath.Join(dir, "story.jsonl")
-	walk := sh("run", "--no-tui", "--yes", "--playbook", "ebs-lab", "--dir", data, "--reference", refFile, "--duration", "7s", "--record", rec)
+	walk := sh("run", "--no-tui", "--yes", "--playbook", "ebs-lab", "--dir", data, "--reference", refFile, "--duration", "10s", "--record", rec)
 	evs, bad, err := session.ReadLogFile(rec)
 	if err != nil || len(bad) > 0 {
 		t.Fatalf("log: %v %v", err, bad)

@@ -1,0 +1,351 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
+
+// maxPoints bounds the points of one polyline: a longer series is cut into
+// maxPoints/2 buckets, each drawn by its minimum and its maximum.
+const maxPoints = 600
+
+const css = `body{font-family:system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;color:#111;line-height:1.4}
+h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:1.5em}
+.conclusion{font-size:1.1em;background:#f3f6fa;border-left:4px solid #36c;padding:.5em 1em}
+.cut{background:#fff4e0;border-left:4px solid #c80;padding:.5em 1em}
+.revert-failed{color:#b00;font-weight:bold}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}td.num{text-align:right}
+code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
+.chart{margin:.5em 0}.chart svg{display:block;margin:.3em 0;max-width:100%;height:auto}
+.legend span{margin-right:1em}.k-step{color:#36c}.k-ref{color:#393}.k-reg{color:#c33}
+@media print{body{max-width:none;margin:0;font-size:10pt}.step,.chart,table{page-break-inside:avoid}pre{white-space:pre-wrap}h2{page-break-after:avoid}}`
+
+// HTML writes the report as one self-contained HTML page (no script, no
+// external style, font or image); the charts are inline SVG. It is also
+// well-formed XML.
+func (r *Report) HTML(out io.Writer) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	e := html.EscapeString
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+
+	title := "perfbisect report"
+	if r.Session.Playbook != "" {
+		title += ": " + r.Session.Playbook
+	}
+	if r.Session.Host != "" {
+		title += " on " + r.Session.Host
+	}
+	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(title), css)
+	p("<h1>%s</h1>\n", e(title))
+	p("<p class=\"conclusion\"><strong>Conclusion.</strong> %s</p>\n", e(r.conclusionText()))
+	if r.CutShort != "" {
+		p("<p class=\"cut\"><strong>Cut short:</strong> %s.</p>\n", e(r.CutShort))
+	}
+	p("<p>%s</p>\n", e(r.sessionLine()))
+
+	p("<h2>Host</h2>\n<ul>\n")
+	for _, l := range r.hostLines() {
+		p("<li>%s</li>\n", e(l))
+	}
+	p("</ul>\n<h2>Reference</h2>\n<p>%s</p>\n", e(r.referenceLine()))
+
+	p("<h2>Timeline</h2>\n")
+	if len(r.Steps) == 0 {
+		p("<p>No step started.</p>\n")
+	}
+	reg := r.reproduce()
+	for i, s := range r.Steps {
+		p("<section class=\"step\">\n<h3>%d. <code>%s</code>: %s</h3>\n<ul>\n", i+1, e(s.ID), e(s.Title))
+		if s.Hypothesis != "" {
+			p("<li><strong>Hypothesis:</strong> %s</li>\n", e(s.Hypothesis))
+		}
+		for _, k := range s.Knobs {
+			p("<li><strong>Knob:</strong> <code>%s</code>\n<ul>\n", e(k.Text))
+			for _, a := range k.Actions {
+				p("<li>%s</li>\n", knobActionHTML(a))
+			}
+			p("</ul></li>\n")
+		}
+		p("<li><strong>Measured:</strong> %s</li>\n", e(measuredText(s)))
+		for _, v := range s.Verdicts {
+			p("<li><strong>Verdict</strong> %s<br/>%s</li>\n", e(verdictText(v)), e(v.Why))
+		}
+		p("<li><strong>State:</strong> %s%s</li>\n", e(s.State), e(prefixed(": ", s.Reason)))
+		if d := s.Decision; d != nil {
+			if d.Meaning != "" {
+				p("<li><strong>Meant:</strong> %s</li>\n", e(d.Meaning))
+			}
+			switch {
+			case d.Conclusion != "":
+				p("<li><strong>Next:</strong> the walk concludes.</li>\n")
+			case d.Next != "":
+				p("<li><strong>Next:</strong> <code>%s</code></li>\n", e(d.Next))
+			}
+		}
+		p("</ul>\n")
+		if len(s.samples) > 0 {
+			r.stepCharts(w, s, reg)
+		}
+		p("</section>\n")
+	}
+
+	base, _ := r.baseline()
+	m := r.metric
+	p("<h2>Results</h2>\n<table>\n<thead><tr><th>step</th><th>%s %s</th><th>step %s</th><th>multiplier</th><th>outcome</th></tr></thead>\n<tbody>\n", e(base), e(m), e(m))
+	for _, row := range r.table() {
+		p("<tr><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n", e(row[0]), e(row[1]), e(row[2]), e(row[3]), e(row[4]))
+	}
+	p("</tbody>\n</table>\n")
+
+	p("<h2>Notes</h2>\n")
+	if len(r.Notes) == 0 {
+		p("<p>None.</p>\n")
+	} else {
+		p("<ul>\n")
+		for _, n := range r.Notes {
+			p("<li>%s%s: %s</li>\n", n.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", n.Step)), e(n.Text))
+		}
+		p("</ul>\n")
+	}
+
+	p("<h2>Errors and reverts</h2>\n<ul>\n")
+	lines := 0
+	for _, x := range r.Errors {
+		lines++
+		msg := e(x.Message)
+		if x.RevertFailed {
+			msg = "<span class=\"revert-failed\">REVERT FAILED</span> " + e(strings.TrimPrefix(x.Message, "REVERT FAILED: "))
+		}
+		p("<li>%s%s: %s%s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", x.Step)), msg, e(prefixed(" → ", x.Action)))
+	}
+	for _, s := range r.Steps {
+		for _, k := range s.Knobs {
+			for _, a := range k.Actions {
+				if a.Action == "reverted" {
+					lines++
+					p("<li>%s in %s: put back <code>%s</code>: %s</li>\n", a.Time.UTC().Format(time.TimeOnly), e(s.ID), e(k.Text), e(strings.Join(a.Undo, "; ")))
+				}
+			}
+		}
+	}
+	for _, b := range r.BadLines {
+		lines++
+		p("<li>log %s</li>\n", e(b.Error))
+	}
+	if lines == 0 {
+		p("<li>None.</li>\n")
+	}
+	p("</ul>\n<h2>Redo the walk</h2>\n")
+	if len(r.Commands) == 0 {
+		p("<p>The log has no session event to take the playbook from.</p>\n")
+	} else {
+		p("<pre>%s</pre>\n", e(strings.Join(r.Commands, "\n")))
+	}
+	p("</body>\n</html>\n")
+	return w.Flush()
+}
+
+func knobActionHTML(a KnobAction) string {
+	e := html.EscapeString
+	at := a.Time.UTC().Format(time.TimeOnly)
+	switch a.Action {
+	case "planned":
+		return fmt.Sprintf("%s planned: %s (put back: %s)", at, e(strings.Join(a.Do, "; ")), e(strings.Join(a.Undo, "; ")))
+	case "applied":
+		return fmt.Sprintf("%s applied%s%s", at, e(prefixed(": before ", a.Before)), e(prefixed(", now ", a.After)))
+	case "reverted":
+		return fmt.Sprintf("%s reverted: %s", at, e(strings.Join(a.Undo, "; ")))
+	case "revert_failed":
+		return fmt.Sprintf("%s <span class=\"revert-failed\">REVERT FAILED</span>: %s (put back by hand: %s)", at, e(a.Error), e(strings.Join(a.Undo, "; ")))
+	}
+	return fmt.Sprintf("%s %s%s", at, e(a.Action), e(prefixed(": ", a.Error)))
+}
+
+type series struct {
+	class string // k-step, k-ref, k-reg
+	color string
+	dash  string
+	vals  []float64
+}
+
+// stepCharts draws a step's per-second throughput and p99, with the
+// reference and the regression overlaid, and a histogram of its per-second
+// p50 values.
+func (r *Report) stepCharts(w *bufio.Writer, s *Step, reg *Step) {
+	get := func(ss []probe.Sample, f func(probe.Sample) float64) []float64 {
+		v := make([]float64, len(ss))
+		for i, x := range ss {
+			v[i] = finite(f(x))
+		}
+		return v
+	}
+	ops := func(x probe.Sample) float64 { return x.OpsPerS }
+	p99 := func(x probe.Sample) float64 { return x.P99Ms }
+	mk := func(f func(probe.Sample) float64) []series {
+		out := []series{{"k-step", "#36c", "", get(s.samples, f)}}
+		if len(r.refSamples) > 0 {
+			out = append(out, series{"k-ref", "#393", "6 3", get(r.refSamples, f)})
+		}
+		if reg != nil && reg != s && len(reg.samples) > 0 {
+			out = append(out, series{"k-reg", "#c33", "2 3", get(reg.samples, f)})
+		}
+		return out
+	}
+	fmt.Fprintf(w, "<div class=\"chart\" id=\"chart-%s\">\n", html.EscapeString(s.ID))
+	legend := "<span class=\"k-step\">━ this step</span>"
+	if len(r.refSamples) > 0 {
+		legend += "<span class=\"k-ref\">╍ reference</span>"
+	}
+	if reg != nil && reg != s && len(reg.samples) > 0 {
+		legend += "<span class=\"k-reg\">┈ regression (" + html.EscapeString(reg.ID) + ")</span>"
+	}
+	fmt.Fprintf(w, "<p class=\"legend\">%s</p>\n", legend)
+	lineChart(w, "throughput, ops/s per second", mk(ops))
+	lineChart(w, "p99 latency, ms per second", mk(p99))
+	histogram(w, "distribution of the step's per-second p50 latency (ms), a histogram of its seconds", get(s.samples, func(x probe.Sample) float64 { return x.P50Ms }))
+	w.WriteString("</div>\n")
+}
+
+const (
+	chartW, chartH = 640, 160
+	padL, padR     = 56, 8
+	padT, padB     = 20, 22
+)
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+func axisText(f float64) string {
+	switch {
+	case f == 0:
+		return "0"
+	case math.Abs(f) >= 100:
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64)
+}
+
+func lineChart(w *bufio.Writer, title string, ss []series) {
+	n, hi := 0, 0.0
+	for _, s := range ss {
+		n = max(n, len(s.vals))
+		for _, v := range s.vals {
+			hi = max(hi, v)
+		}
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	pw, ph := float64(chartW-padL-padR), float64(chartH-padT-padB)
+	fmt.Fprintf(w, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n", chartW, chartH, chartW, chartH, html.EscapeString(title))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"14\" font-size=\"12\">%s</text>\n", padL, html.EscapeString(title))
+	fmt.Fprintf(w, "<rect x=\"%d\" y=\"%d\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#ccc\"/>\n", padL, padT, num(pw), num(ph))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n", padL-4, padT+8, axisText(hi))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">0</text>\n", padL-4, chartH-padB)
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\">0 s</text>\n", padL, chartH-6)
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%d s</text>\n", chartW-padR, chartH-6, n)
+	// draw the overlays first, the step on top
+	for i := len(ss) - 1; i >= 0; i-- {
+		s := ss[i]
+		if len(s.vals) == 0 {
+			continue
+		}
+		xs, ys := downsample(s.vals, maxPoints)
+		dash := ""
+		if s.dash != "" {
+			dash = " stroke-dasharray=\"" + s.dash + "\""
+		}
+		fmt.Fprintf(w, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"%s points=\"", s.class, s.color, dash)
+		den := float64(max(n-1, 1))
+		for j := range xs {
+			if j > 0 {
+				w.WriteByte(' ')
+			}
+			w.WriteString(num(float64(padL) + xs[j]/den*pw))
+			w.WriteByte(',')
+			w.WriteString(num(float64(padT) + ph - ys[j]/hi*ph))
+		}
+		w.WriteString("\"/>\n")
+	}
+	w.WriteString("</svg>\n")
+}
+
+// downsample returns at most limit points of v (x is the index): v itself
+// when short enough, else the minimum and the maximum of each of limit/2
+// buckets, in the order they occur.
+func downsample(v []float64, limit int) (xs, ys []float64) {
+	if len(v) <= limit {
+		xs = make([]float64, len(v))
+		for i := range v {
+			xs[i] = float64(i)
+		}
+		return xs, v
+	}
+	nb := limit / 2
+	xs, ys = make([]float64, 0, limit), make([]float64, 0, limit)
+	for b := 0; b < nb; b++ {
+		lo, hi := b*len(v)/nb, (b+1)*len(v)/nb
+		mi, ma := lo, lo
+		for i := lo; i < hi; i++ {
+			if v[i] < v[mi] {
+				mi = i
+			}
+			if v[i] > v[ma] {
+				ma = i
+			}
+		}
+		a, c := min(mi, ma), max(mi, ma)
+		xs = append(xs, float64(a))
+		ys = append(ys, v[a])
+		if c != a {
+			xs = append(xs, float64(c))
+			ys = append(ys, v[c])
+		}
+	}
+	return xs, ys
+}
+
+func histogram(w *bufio.Writer, title string, v []float64) {
+	const bins = 30
+	if len(v) == 0 {
+		return
+	}
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	counts := make([]int, bins)
+	for _, x := range v {
+		i := 0
+		if hi > lo {
+			i = int((x - lo) / (hi - lo) * bins)
+		}
+		counts[min(i, bins-1)]++
+	}
+	top := 1
+	for _, c := range counts {
+		top = max(top, c)
+	}
+	pw, ph := float64(chartW-padL-padR), float64(chartH-padT-padB)
+	bw := pw / bins
+	fmt.Fprintf(w, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n", chartW, chartH, chartW, chartH, html.EscapeString(title))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"14\" font-size=\"12\">%s</text>\n", padL, html.EscapeString(title))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%d s</text>\n", padL-4, padT+8, top)
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		h := float64(c) / float64(top) * ph
+		fmt.Fprintf(w, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#36c\"/>\n", num(float64(padL)+float64(i)*bw), num(float64(padT)+ph-h), num(max(bw-1, 1)), num(h))
+	}
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s ms</text>\n", padL, chartH-6, axisText(lo))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s ms</text>\n", chartW-padR, chartH-6, axisText(hi))
+	w.WriteString("</svg>\n")
+}

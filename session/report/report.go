@@ -1,0 +1,455 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/verdict"
+)
+
+// Format names an output of the report.
+type Format string
+
+const (
+	FormatMarkdown Format = "md"
+	FormatHTML     Format = "html"
+	FormatJSON     Format = "json"
+)
+
+// Formats are the formats Write knows, in the order they are offered.
+var Formats = []Format{FormatMarkdown, FormatHTML, FormatJSON}
+
+// Schema is the value of the JSON report's "schema" field.
+const Schema = "perfbisect.report/v1"
+
+// Report is the digest of one session log. Its exported fields are the JSON
+// report (see the package documentation); Markdown and HTML render the same.
+type Report struct {
+	Schema     string       `json:"schema"`
+	Session    SessionInfo  `json:"session"`
+	Host       *HostInfo    `json:"host"`
+	Reference  Reference    `json:"reference"`
+	Steps      []*Step      `json:"steps"`
+	Notes      []NoteInfo   `json:"notes"`
+	Errors     []ErrorInfo  `json:"errors"`
+	Conclusion string       `json:"conclusion"`
+	Ended      string       `json:"ended"`
+	CutShort   string       `json:"cut_short"`
+	BadLines   []BadLine    `json:"bad_lines"`
+	Commands   []string     `json:"commands"`
+	refSamples []probe.Sample
+	metric     string
+}
+
+// SessionInfo is the session event: what ran, where, when.
+type SessionInfo struct {
+	Version  string     `json:"version"`
+	Playbook string     `json:"playbook"`
+	Source   string     `json:"source"`
+	Workload probe.Spec `json:"workload"`
+	Host     string     `json:"host"`
+	DryRun   bool       `json:"dry_run"`
+	Metric   string     `json:"metric"`
+	Started  *time.Time `json:"started"`
+	Finished *time.Time `json:"finished"`
+}
+
+// HostInfo is the host event's facts.
+type HostInfo = session.HostFacts
+
+// Reference is the known-good run the steps were judged against.
+type Reference struct {
+	File    string   `json:"file"`
+	Seconds int      `json:"seconds"`
+	Median  *float64 `json:"median"`
+}
+
+// Step is one step of the walk.
+type Step struct {
+	ID         string         `json:"id"`
+	Title      string         `json:"title"`
+	Hypothesis string         `json:"hypothesis"`
+	Reproduce  bool           `json:"reproduce"`
+	Knobs      []Knob         `json:"knobs"`
+	State      string         `json:"state"`
+	Reason     string         `json:"reason"`
+	Verdicts   []Verdict      `json:"verdicts"`
+	Decision   *Decision      `json:"decision"`
+	Seconds    int            `json:"seconds"`
+	DurationS  float64        `json:"duration_s"`
+	Median     *float64       `json:"median"`
+	Summary    *probe.Summary `json:"summary"`
+	samples    []probe.Sample
+}
+
+// Knob is a knob a step used, with what happened to it.
+type Knob struct {
+	Knob     string            `json:"knob"`
+	Settings map[string]string `json:"settings"`
+	Text     string            `json:"text"`
+	Actions  []KnobAction      `json:"actions"`
+}
+
+// KnobAction is one knob event: planned, applied, reverted, revert_failed,
+// unavailable.
+type KnobAction struct {
+	Action string    `json:"action"`
+	Time   time.Time `json:"time"`
+	Do     []string  `json:"do"`
+	Undo   []string  `json:"undo"`
+	Before string    `json:"before"`
+	After  string    `json:"after"`
+	Error  string    `json:"error"`
+}
+
+// Verdict is a step judged against a baseline.
+type Verdict struct {
+	Against    string  `json:"against"`
+	Metric     string  `json:"metric"`
+	BaseMedian float64 `json:"base_median"`
+	StepMedian float64 `json:"step_median"`
+	Ratio      float64 `json:"ratio"`
+	CILow      float64 `json:"ci_low"`
+	CIHigh     float64 `json:"ci_high"`
+	Confidence float64 `json:"confidence"`
+	P          float64 `json:"p"`
+	NBase      int     `json:"n_base"`
+	NStep      int     `json:"n_step"`
+	Outcome    string  `json:"outcome"`
+	Why        string  `json:"why"`
+}
+
+// Decision is what the step's verdicts meant and where the walk went.
+type Decision struct {
+	State      string `json:"state"`
+	Meaning    string `json:"meaning"`
+	Next       string `json:"next"`
+	Conclusion string `json:"conclusion"`
+}
+
+// NoteInfo is a note of the operator.
+type NoteInfo struct {
+	Time time.Time `json:"time"`
+	Step string    `json:"step"`
+	Text string    `json:"text"`
+}
+
+// ErrorInfo is an error event, or a knob's failed revert.
+type ErrorInfo struct {
+	Time         time.Time `json:"time"`
+	Step         string    `json:"step"`
+	Message      string    `json:"message"`
+	Action       string    `json:"action"`
+	RevertFailed bool      `json:"revert_failed"`
+}
+
+// BadLine is a line of the log that could not be read.
+type BadLine struct {
+	Line  int    `json:"line"`
+	Torn  bool   `json:"torn"`
+	Error string `json:"error"`
+}
+
+// Build digests a session's events (and the reader's bad lines, for a log
+// cut short) into a Report.
+func Build(events []session.Event, bad []*session.LineError) *Report {
+	r := &Report{Schema: Schema, Steps: []*Step{}, Notes: []NoteInfo{}, Errors: []ErrorInfo{}, BadLines: []BadLine{}}
+	byID := map[string]*Step{}
+	step := func(id string) *Step {
+		if id == "" {
+			return nil
+		}
+		s := byID[id]
+		if s == nil {
+			s = &Step{ID: id, State: string(session.StatePending), Knobs: []Knob{}, Verdicts: []Verdict{}}
+			byID[id] = s
+			r.Steps = append(r.Steps, s)
+		}
+		return s
+	}
+	var playbookMetric string
+	for _, e := range events {
+		t := e.Time
+		if !t.IsZero() {
+			if r.Session.Started == nil {
+				r.Session.Started = &t
+			}
+			r.Session.Finished = &t
+		}
+		s := step(e.Step)
+		switch d := e.Data.(type) {
+		case *session.SessionStart:
+			r.Session.Version, r.Session.Playbook, r.Session.Source = d.Version, d.Playbook, d.Source
+			r.Session.Workload, r.Session.Host, r.Session.DryRun = d.Workload, d.Host, d.DryRun
+			r.Reference.File = d.Reference
+			r.refSamples = d.ReferenceSamples
+			r.Reference.Seconds = len(d.ReferenceSamples)
+			playbookMetric = yamlMetric(d.YAML)
+		case *session.HostFacts:
+			h := *d
+			r.Host = &h
+		case *session.StepStart:
+			s.Title, s.Hypothesis, s.Reproduce = d.Title, d.Hypothesis, d.Reproduce
+			if s.State == string(session.StatePending) {
+				s.State = string(session.StateRunning)
+			}
+			for _, u := range d.Knobs {
+				s.Knobs = append(s.Knobs, Knob{Knob: u.Knob, Settings: u.With, Text: knobText(u.Knob, u.With), Actions: []KnobAction{}})
+			}
+		case *session.KnobEvent:
+			if s == nil {
+				break
+			}
+			k := findKnob(s, d.Change.Knob, d.Change.Settings)
+			k.Actions = append(k.Actions, KnobAction{Action: string(d.Action), Time: t, Do: nonNil(d.Change.Do),
+				Undo: nonNil(d.Change.Undo), Before: d.Change.Before, After: d.Change.After, Error: d.Error})
+			if d.Action == session.KnobRevertFailed {
+				r.Errors = append(r.Errors, ErrorInfo{Time: t, Step: e.Step, RevertFailed: true,
+					Message: fmt.Sprintf("REVERT FAILED: %s: %s", k.Text, d.Error),
+					Action:  "put it back by hand: " + strings.Join(d.Change.Undo, "; ")})
+			}
+		case *probe.Sample:
+			if s != nil {
+				s.samples = append(s.samples, *d)
+			}
+		case *session.Verdict:
+			if s == nil {
+				break
+			}
+			v := d.Verdict
+			s.Verdicts = append(s.Verdicts, Verdict{Against: string(d.Against), Metric: v.Metric,
+				BaseMedian: finite(v.BaseMedian), StepMedian: finite(v.StepMedian), Ratio: finite(v.Ratio),
+				CILow: finite(v.CILow), CIHigh: finite(v.CIHigh), Confidence: finite(v.Confidence), P: finite(v.P),
+				NBase: v.NBase, NStep: v.NStep, Outcome: string(v.Outcome), Why: v.Why})
+			if r.metric == "" {
+				r.metric = v.Metric
+			}
+		case *session.StepEnd:
+			if s == nil {
+				break
+			}
+			s.State, s.Reason, s.Summary, s.DurationS = string(d.State), d.Reason, d.Summary, d.DurationS
+		case *session.Decision:
+			if s == nil {
+				break
+			}
+			s.Decision = &Decision{State: string(d.State), Meaning: d.Meaning, Next: d.Next, Conclusion: d.Conclusion}
+			if d.Conclusion != "" && r.Conclusion == "" {
+				r.Conclusion = d.Conclusion
+			}
+		case *session.Note:
+			r.Notes = append(r.Notes, NoteInfo{Time: t, Step: e.Step, Text: d.Text})
+		case *session.ErrorEvent:
+			r.Errors = append(r.Errors, ErrorInfo{Time: t, Step: e.Step, Message: d.Message, Action: d.Action})
+		case *session.SessionEnd:
+			r.Ended = string(d.Ended)
+			if d.Conclusion != "" {
+				r.Conclusion = d.Conclusion
+			}
+			if d.Error != "" {
+				r.Errors = append(r.Errors, ErrorInfo{Time: t, Message: "session " + string(d.Ended) + ": " + d.Error})
+			}
+		}
+	}
+	if r.metric == "" {
+		r.metric = playbookMetric
+	}
+	if r.metric == "" {
+		r.metric = verdict.DefaultMetric
+	}
+	r.Session.Metric = r.metric
+	r.Reference.Median = median(r.refSamples, r.metric)
+	for _, s := range r.Steps {
+		s.Seconds = len(s.samples)
+		s.Median = median(s.samples, r.metric)
+		if s.Median == nil {
+			for _, v := range s.Verdicts {
+				m := v.StepMedian
+				s.Median = &m
+				break
+			}
+		}
+	}
+	for _, b := range bad {
+		r.BadLines = append(r.BadLines, BadLine{Line: b.Line, Torn: b.Torn, Error: b.Error()})
+		if b.Torn {
+			r.CutShort = fmt.Sprintf("the log ends at line %d, cut short; the report covers what it holds", b.Line)
+		}
+	}
+	r.Commands = r.commands()
+	return r
+}
+
+// yamlMetric finds a top-level "metric:" in the playbook's text, for a log
+// with no verdict to name it.
+func yamlMetric(y string) string {
+	for _, l := range strings.Split(y, "\n") {
+		if strings.HasPrefix(l, "metric:") {
+			f := strings.Fields(strings.TrimPrefix(l, "metric:"))
+			if len(f) > 0 {
+				return strings.Trim(f[0], `"'`)
+			}
+		}
+	}
+	return ""
+}
+
+func findKnob(s *Step, name string, set map[string]string) *Knob {
+	for i := range s.Knobs {
+		if s.Knobs[i].Knob == name {
+			return &s.Knobs[i]
+		}
+	}
+	s.Knobs = append(s.Knobs, Knob{Knob: name, Settings: set, Text: knobText(name, set), Actions: []KnobAction{}})
+	return &s.Knobs[len(s.Knobs)-1]
+}
+
+func knobText(name string, set map[string]string) string {
+	parts := make([]string, 0, len(set))
+	for k, v := range set {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.TrimSpace(name + " " + strings.Join(parts, " "))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func median(samples []probe.Sample, metric string) *float64 {
+	if len(samples) == 0 {
+		return nil
+	}
+	vals, err := verdict.Values(samples, metric)
+	if err != nil || len(vals) == 0 {
+		return nil
+	}
+	v := append([]float64(nil), vals...)
+	sort.Float64s(v)
+	m := v[len(v)/2]
+	if len(v)%2 == 0 {
+		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	m = finite(m)
+	return &m
+}
+
+// hasReference says whether the steps were judged against a known-good run.
+func (r *Report) hasReference() bool { return r.Reference.File != "" || r.Reference.Seconds > 0 }
+
+// reproduce is the reproduce step (the regression), if the log has one.
+func (r *Report) reproduce() *Step {
+	for _, s := range r.Steps {
+		if s.Reproduce {
+			return s
+		}
+	}
+	return nil
+}
+
+func (r *Report) commands() []string {
+	name := r.Session.Source
+	if n, ok := strings.CutPrefix(name, "embedded:"); ok {
+		name = n
+	}
+	if name == "" {
+		name = r.Session.Playbook
+	}
+	if name == "" {
+		return []string{}
+	}
+	c := "perfbisect run --no-tui --playbook " + shellQuote(name)
+	if r.Session.Workload.Dir != "" {
+		c += " --dir " + shellQuote(r.Session.Workload.Dir)
+	}
+	if r.Reference.File != "" {
+		c += " --reference " + shellQuote(r.Reference.File)
+	}
+	return []string{c}
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=+,@%", c))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// conclusionText is the conclusion paragraph, or what stands for it.
+func (r *Report) conclusionText() string {
+	switch {
+	case r.Conclusion != "":
+		return r.Conclusion
+	case r.Ended != "":
+		return fmt.Sprintf("No conclusion: the session ended %s before the playbook reached one.", r.Ended)
+	}
+	return "No conclusion: the log has no end; the walk did not finish."
+}
+
+// baseline is the verdict the results table shows for a step, and the
+// name of its baseline.
+func (r *Report) baseline() (string, string) {
+	if r.hasReference() {
+		return "reference", string(session.AgainstReference)
+	}
+	return "reproduce", string(session.AgainstRegression)
+}
+
+func metricText(metric string, v float64) string {
+	if strings.HasSuffix(metric, "_ms") {
+		return probe.MsText(v) + " ms"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// verdictText is one verdict in words, with every number.
+func verdictText(v Verdict) string {
+	ci := "no interval"
+	if v.Confidence > 0 {
+		ci = fmt.Sprintf("%.0f%% CI %.3gx–%.3gx", v.Confidence*100, v.CILow, v.CIHigh)
+	}
+	return fmt.Sprintf("vs %s: %s median %s → %s, %.3gx (%s), p=%.3g, n=%d+%d: %s",
+		v.Against, v.Metric, metricText(v.Metric, v.BaseMedian), metricText(v.Metric, v.StepMedian),
+		v.Ratio, ci, v.P, v.NBase, v.NStep, v.Outcome)
+}
+
+// JSON writes the report as one indented JSON object (see the package
+// documentation for the schema).
+func (r *Report) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Write writes the report in format f.
+func (r *Report) Write(w io.Writer, f Format) error {
+	switch f {
+	case FormatMarkdown:
+		return r.Markdown(w)
+	case FormatHTML:
+		return r.HTML(w)
+	case FormatJSON:
+		return r.JSON(w)
+	}
+	return fmt.Errorf("unknown report format %q (want md, html or json)", f)
+}
