@@ -70,6 +70,7 @@ says whether the regression persists or is gone.`,
 		newPlaybooksCmd(stdout),
 		newCompareCmd(stdout, stderr),
 		newReplayCmd(stdout, stderr),
+		newReportCmd(stdout, stderr),
 		newLabCmd(os.Stdin, stdout, stderr),
 		newAgentCmd(os.Stdin, stdout),
 	)

@@ -61,6 +61,9 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	}
 	fmt.Fprint(stderr, m.Summary())
 	fmt.Fprintf(stderr, "session log: %s\n", log.Path())
+	for _, p := range writeReports(log.Path(), stderr) {
+		fmt.Fprintf(stderr, "report: %s\n", p)
+	}
 	switch {
 	case err != nil:
 		return failure(fmt.Errorf("screen: %v", err))

@@ -154,6 +154,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		logErr = err
 	}
 	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
+	for _, p := range writeReports(log.Path(), stderr) {
+		fmt.Fprintf(stdout, "report: %s\n", p)
+	}
 	switch {
 	case werr != nil && ctx.Err() != nil:
 		return errInterrupted

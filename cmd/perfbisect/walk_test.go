@@ -83,10 +83,23 @@ func TestRunFailOnRegression(t *testing.T) {
 	if code != exitRegressed {
 		t.Errorf("exit %d, want 3; stderr %s\n%s", code, stderr, stdout)
 	}
-	for _, want := range []string{"vs reference", "regressed", "conclusion: slower than the reference", "reference p50_ms", "multiplier"} {
+	for _, want := range []string{"vs reference", "regressed", "conclusion: slower than the reference", "reference p50_ms", "multiplier", "report: " + filepath.Join(dir, "tonight.html")} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
+	}
+	// The walk left its reports beside the log, and report renders the log.
+	for _, ext := range []string{".md", ".html", ".json"} {
+		if st, err := os.Stat(filepath.Join(dir, "tonight"+ext)); err != nil || st.Size() == 0 {
+			t.Errorf("report tonight%s: %v", ext, err)
+		}
+	}
+	code, md, stderr := runCLI(t, context.Background(), "report", rec)
+	if code != 0 || !strings.Contains(md, "slower than the reference") || !strings.Contains(md, "| reproduce |") {
+		t.Errorf("report: exit %d, %s\n%s", code, stderr, md)
+	}
+	if code, _, stderr := runCLI(t, context.Background(), "report", "--format", "pdf", rec); code != exitUsage {
+		t.Errorf("report --format pdf: exit %d, %s", code, stderr)
 	}
 }
 

@@ -75,7 +75,7 @@ func (r *Report) Markdown(out io.Writer) error {
 	p("## Results\n\n")
 	base, _ := r.baseline()
 	m := r.metric
-	p("| step | %s %s | step %s | multiplier | outcome |\n", base, m, m)
+	p("| step | %s | %s | multiplier | outcome |\n", mdCell(base+" "+m), mdCell("step "+m))
 	p("|---|---:|---:|---:|---|\n")
 	for _, row := range r.table() {
 		p("| %s | %s | %s | %s | %s |\n", mdCell(row[0]), mdCell(row[1]), mdCell(row[2]), mdCell(row[3]), mdCell(row[4]))
@@ -271,7 +271,7 @@ func (r *Report) table() [][5]string {
 		}
 		for _, v := range s.Verdicts {
 			if v.Against == against {
-				b, ratio = metricText(r.metric, v.BaseMedian), fmt.Sprintf("%.2fx", v.Ratio)
+				b, m, ratio = metricText(r.metric, v.BaseMedian), metricText(r.metric, v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
 			}
 		}
 		if b == "-" && s.Reproduce && !r.hasReference() {

@@ -32,18 +32,18 @@ const Schema = "perfbisect.report/v1"
 // Report is the digest of one session log. Its exported fields are the JSON
 // report (see the package documentation); Markdown and HTML render the same.
 type Report struct {
-	Schema     string       `json:"schema"`
-	Session    SessionInfo  `json:"session"`
-	Host       *HostInfo    `json:"host"`
-	Reference  Reference    `json:"reference"`
-	Steps      []*Step      `json:"steps"`
-	Notes      []NoteInfo   `json:"notes"`
-	Errors     []ErrorInfo  `json:"errors"`
-	Conclusion string       `json:"conclusion"`
-	Ended      string       `json:"ended"`
-	CutShort   string       `json:"cut_short"`
-	BadLines   []BadLine    `json:"bad_lines"`
-	Commands   []string     `json:"commands"`
+	Schema     string      `json:"schema"`
+	Session    SessionInfo `json:"session"`
+	Host       *HostInfo   `json:"host"`
+	Reference  Reference   `json:"reference"`
+	Steps      []*Step     `json:"steps"`
+	Notes      []NoteInfo  `json:"notes"`
+	Errors     []ErrorInfo `json:"errors"`
+	Conclusion string      `json:"conclusion"`
+	Ended      string      `json:"ended"`
+	CutShort   string      `json:"cut_short"`
+	BadLines   []BadLine   `json:"bad_lines"`
+	Commands   []string    `json:"commands"`
 	refSamples []probe.Sample
 	metric     string
 }

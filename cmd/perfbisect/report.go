@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfbisect/perfbisect/session"
+	reportpkg "github.com/perfbisect/perfbisect/session/report"
+)
+
+// newReportCmd is `perfbisect report FILE`: a session log as a report to
+// paste into an incident review.
+func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
+	var format, out string
+	c := &cobra.Command{
+		Use:   "report FILE",
+		Short: "Write a session log as a report (Markdown, HTML or JSON)",
+		Long: `report reads a session log and writes what the walk found: the conclusion
+first, the host, the reference, each step's hypothesis, knobs, verdicts and
+decision, the results table, charts, notes, errors and reverts, and the
+command to redo the walk. --format html is one self-contained page with SVG
+charts; --format json is the schema perfbisect.report/v1. A log cut short by
+a crash still renders, up to its last complete line.`,
+		Example: `  perfbisect report walk.jsonl
+  perfbisect report walk.jsonl --format html -o walk.html`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			f := reportpkg.Format(format)
+			if !validFormat(f) {
+				return usageError(fmt.Errorf("--format %q: want md, html or json", format))
+			}
+			evs, bad, err := session.ReadLogFile(args[0])
+			if err != nil {
+				return failure(err)
+			}
+			if len(evs) == 0 {
+				return failure(fmt.Errorf("%s: no events in it (is it a session log?)", args[0]))
+			}
+			for _, b := range bad {
+				fmt.Fprintf(stderr, "%s: %v\n", args[0], b)
+			}
+			r := reportpkg.Build(evs, bad)
+			if out == "" || out == "-" {
+				if err := r.Write(stdout, f); err != nil {
+					return failure(err)
+				}
+				return nil
+			}
+			if err := writeReport(r, out, f); err != nil {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", string(reportpkg.FormatMarkdown), "md, html or json")
+	c.Flags().StringVarP(&out, "output", "o", "", "write the report to this file (default: standard output)")
+	return c
+}
+
+func validFormat(f reportpkg.Format) bool {
+	for _, g := range reportpkg.Formats {
+		if f == g {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReport renders r in memory, then writes it to path whole.
+func writeReport(r *reportpkg.Report, path string, f reportpkg.Format) error {
+	var b bytes.Buffer
+	if err := r.Write(&b, f); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// writeReports writes the report of the log at logPath next to it, in every
+// format (walk.jsonl: walk.md, walk.html, walk.json), and returns the paths
+// written. What goes wrong is said on stderr; a walk's end never fails on it.
+func writeReports(logPath string, stderr io.Writer) []string {
+	evs, bad, err := session.ReadLogFile(logPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "report: %v\n", err)
+		return nil
+	}
+	r := reportpkg.Build(evs, bad)
+	base := strings.TrimSuffix(logPath, ".jsonl")
+	var paths []string
+	for _, f := range reportpkg.Formats {
+		p := base + "." + string(f)
+		if p == logPath {
+			continue
+		}
+		if err := writeReport(r, p, f); err != nil {
+			fmt.Fprintf(stderr, "report: %v\n", err)
+			continue
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
