@@ -120,10 +120,14 @@ func runSetup(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return failure(err)
 	}
+	name, dataDir := defaultPlaybook("")
+	if dataDir == "" {
+		dataDir = dir
+	}
 	h := host.NewLocal()
-	facts, _ := h.Facts(ctx, dir)
+	facts, _ := h.Facts(ctx, dataDir)
 	colorOn()
-	s := tui.NewSetup(facts, playbook.Embedded(), "local-disk", dir)
+	s := tui.NewSetup(facts, playbook.Embedded(), name, dataDir)
 	if _, err := tea.NewProgram(s, tea.WithAltScreen()).Run(); err != nil {
 		return failure(err)
 	}

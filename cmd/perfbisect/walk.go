@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/probe/lab"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/spf13/cobra"
@@ -49,11 +50,14 @@ in the session log.`,
   perfbisect run --no-tui --dry-run                # say every change, make none`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("playbook") {
+				f.playbook, f.dir = defaultPlaybook(f.dir)
+			}
 			return runWalk(c.Context(), f, stdin, stdout, stderr)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.playbook, "playbook", "local-disk", "an embedded playbook's name (see 'perfbisect playbooks') or a YAML file")
+	fl.StringVar(&f.playbook, "playbook", "local-disk", "an embedded playbook's name (see 'perfbisect playbooks') or a YAML file (default: ebs-lab when the lab is up, else local-disk)")
 	fl.StringVar(&f.dir, "dir", "", "data directory of the workload (default: the current directory)")
 	fl.DurationVar(&f.duration, "duration", 0, "length of every step (default: the playbook's)")
 	fl.DurationVar(&f.maxDuration, "max-duration", 0, "how far a step whose verdict is not yet known is extended (default: 3x its duration)")
@@ -169,6 +173,19 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		return &exitError{exitRegressed, errors.New("the reproduce step regressed against the reference")}
 	}
 	return nil
+}
+
+// defaultPlaybook chooses the playbook for this host: ebs-lab (on the lab's
+// volume, unless --dir says otherwise) when the lab is up, local-disk
+// elsewhere. EC2 hosts will get ebs-write-regression.
+func defaultPlaybook(dir string) (string, string) {
+	if st, err := lab.Load(); err == nil {
+		if dir == "" {
+			dir = st.DataDir
+		}
+		return "ebs-lab", dir
+	}
+	return "local-disk", dir
 }
 
 // createLog creates the session log, by default named for the time here.
