@@ -71,6 +71,7 @@ says whether the regression persists or is gone.`,
 		newCompareCmd(stdout, stderr),
 		newReplayCmd(stdout, stderr),
 		newReportCmd(stdout, stderr),
+		newImportCmd(stdout, stderr),
 		newLabCmd(os.Stdin, stdout, stderr),
 		newAgentCmd(os.Stdin, stdout),
 	)

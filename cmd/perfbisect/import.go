@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/parse"
+)
+
+func newImportCmd(stdout, stderr io.Writer) *cobra.Command {
+	format := "auto"
+	c := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Turn saved sysbench, pgbench or fio output into per-second samples",
+		Long: `import reads the saved output of sysbench (1.x or 0.5, --report-interval=1),
+pgbench (-P 1, from its stderr) or fio (--output-format=json, with
+--status-interval=1 for per-second numbers, or a --write_iops_log written with
+--log_avg_msec=1000) and writes its seconds and a summary as JSON Lines, the
+format of 'perfbisect probe --json'. Only fields the tool really reports are
+filled in; notes on what is missing go to stderr.`,
+		Example: `  perfbisect import sysbench.txt
+  pgbench -P 1 -T 60 2> pgbench.txt; perfbisect import pgbench.txt
+  perfbisect import --format fio-log etcd_iops.1.log`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			switch format {
+			case "auto", "sysbench", "pgbench", "fio", "fio-log":
+			default:
+				return usageError(fmt.Errorf("--format %q: want auto, sysbench, pgbench, fio or fio-log (see '%s --help')", format, c.CommandPath()))
+			}
+			return runImport(args[0], format, stdout, stderr)
+		},
+	}
+	c.Flags().StringVar(&format, "format", format, "what FILE is: auto, sysbench, pgbench, fio (JSON or log) or fio-log")
+	return c
+}
+
+func runImport(file, format string, stdout, stderr io.Writer) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return failure(err)
+	}
+	if format == "auto" || format == "fio" {
+		if f, err := parse.Detect(data); err == nil && (format == "auto" || strings.HasPrefix(f, "fio")) {
+			format = f
+		}
+	}
+	if format == parse.FormatFioLog {
+		format = fioLogKind(file)
+	}
+	res, err := parse.Parse(bytes.NewReader(data), format)
+	if err != nil {
+		return failure(fmt.Errorf("%s: %w", file, err))
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "%s: %s\n", res.Tool, n)
+	}
+	if len(res.Samples) == 0 && res.Summary == nil {
+		return failure(fmt.Errorf("%s: no per-second samples or summary found in it", file))
+	}
+	enc := probe.NewJSONEncoder(stdout)
+	for _, s := range res.Samples {
+		if err := enc.Sample(s); err != nil {
+			return failure(err)
+		}
+	}
+	sum := res.Summary
+	if sum == nil {
+		sum = summarize(res)
+		fmt.Fprintf(stderr, "%s: no summary in the file: computed from %d samples (percentiles are medians of the per-second values)\n", res.Tool, len(res.Samples))
+	}
+	if err := enc.Summary(*sum); err != nil {
+		return failure(err)
+	}
+	return nil
+}
+
+// fioLogKind tells a fio log's kind by fio's file name: NAME_iops.N.log,
+// NAME_lat.N.log (also clat, slat) or NAME_bw.N.log.
+func fioLogKind(file string) string {
+	base := filepath.Base(file)
+	switch {
+	case strings.Contains(base, "_iops."):
+		return parse.FormatFioIOPSLog
+	case strings.Contains(base, "_lat."), strings.Contains(base, "_clat."), strings.Contains(base, "_slat."):
+		return parse.FormatFioLatLog
+	case strings.Contains(base, "_bw."):
+		return parse.FormatFioBWLog
+	}
+	return parse.FormatFioLog
+}
+
+// summarize computes a summary from the samples when the tool gave none:
+// each sample is one second; percentiles are medians of the per-second
+// values, and only of the fields the tool really gave.
+func summarize(res *parse.Result) *probe.Summary {
+	ss := res.Samples
+	sum := &probe.Summary{
+		DurationS: float64(len(ss)),
+		Ended:     probe.EndCompleted,
+		Workload:  probe.Spec{Workload: res.Tool},
+	}
+	real := func(f string) bool { return slices.Contains(res.Real, f) }
+	var ops, mib float64
+	for _, s := range ss {
+		ops += s.OpsPerS
+		mib += s.MiBPerS
+		if real(parse.FieldErrors) {
+			sum.Errors += s.Errors
+		}
+		if real(parse.FieldMax) {
+			sum.MaxMs = math.Max(sum.MaxMs, s.MaxMs)
+		}
+	}
+	if len(ss) > 0 {
+		sum.Ops = int64(math.Round(ops))
+		sum.OpsPerS = ops / float64(len(ss))
+		if real(parse.FieldMiBPerS) {
+			sum.MiBPerS = mib / float64(len(ss))
+		}
+	}
+	median := func(f string, get func(probe.Sample) float64) float64 {
+		if !real(f) || len(ss) == 0 {
+			return 0
+		}
+		vs := make([]float64, len(ss))
+		for i, s := range ss {
+			vs[i] = get(s)
+		}
+		slices.Sort(vs)
+		if n := len(vs); n%2 == 0 {
+			return (vs[n/2-1] + vs[n/2]) / 2
+		}
+		return vs[len(vs)/2]
+	}
+	sum.P50Ms = median(parse.FieldP50, func(s probe.Sample) float64 { return s.P50Ms })
+	sum.P95Ms = median(parse.FieldP95, func(s probe.Sample) float64 { return s.P95Ms })
+	sum.P99Ms = median(parse.FieldP99, func(s probe.Sample) float64 { return s.P99Ms })
+	return sum
+}
