@@ -117,30 +117,20 @@ func (r *Report) HTML(out io.Writer) error {
 	}
 
 	p("<h2>Errors and reverts</h2>\n<ul>\n")
-	lines := 0
-	for _, x := range r.Errors {
-		lines++
-		msg := e(x.Message)
-		if x.RevertFailed {
-			msg = "<span class=\"revert-failed\">REVERT FAILED</span> " + e(strings.TrimPrefix(x.Message, "REVERT FAILED: "))
-		}
-		p("<li>%s%s: %s%s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", x.Step)), msg, e(prefixed(" → ", x.Action)))
-	}
-	for _, s := range r.Steps {
-		for _, k := range s.Knobs {
-			for _, a := range k.Actions {
-				if a.Action == "reverted" {
-					lines++
-					p("<li>%s in %s: put back <code>%s</code>: %s</li>\n", a.Time.UTC().Format(time.TimeOnly), e(s.ID), e(k.Text), e(strings.Join(a.Undo, "; ")))
-				}
-			}
+	inc := r.incidents()
+	for _, x := range inc {
+		switch x.Kind {
+		case "error":
+			p("<li>%s%s: %s%s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", x.Step)), e(x.Text), e(prefixed(" → ", x.Action)))
+		case "revert_failed":
+			p("<li>%s%s: <span class=\"revert-failed\">REVERT FAILED</span> %s%s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", x.Step)), e(x.Text), e(prefixed(" → ", x.Action)))
+		case "reverted":
+			p("<li>%s in %s: put back <code>%s</code>: %s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(x.Step), e(x.Knob), e(x.Text))
+		case "bad_line":
+			p("<li>log %s</li>\n", e(x.Text))
 		}
 	}
-	for _, b := range r.BadLines {
-		lines++
-		p("<li>log %s</li>\n", e(b.Error))
-	}
-	if lines == 0 {
+	if len(inc) == 0 {
 		p("<li>None.</li>\n")
 	}
 	p("</ul>\n<h2>Redo the walk</h2>\n")

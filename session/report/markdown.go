@@ -104,30 +104,20 @@ func (r *Report) Markdown(out io.Writer) error {
 	}
 
 	p("\n## Errors and reverts\n\n")
-	lines := 0
-	for _, e := range r.Errors {
-		lines++
-		msg := mdText(e.Message)
-		if e.RevertFailed {
-			msg = "**REVERT FAILED** " + mdText(strings.TrimPrefix(e.Message, "REVERT FAILED: "))
-		}
-		p("- %s%s: %s%s\n", e.Time.UTC().Format(time.TimeOnly), mdText(prefixed(" in ", e.Step)), msg, mdText(prefixed(" → ", e.Action)))
-	}
-	for _, s := range r.Steps {
-		for _, k := range s.Knobs {
-			for _, a := range k.Actions {
-				if a.Action == "reverted" {
-					lines++
-					p("- %s in %s: put back %s: %s\n", a.Time.UTC().Format(time.TimeOnly), mdText(s.ID), mdCode(k.Text), mdText(strings.Join(a.Undo, "; ")))
-				}
-			}
+	inc := r.incidents()
+	for _, x := range inc {
+		switch x.Kind {
+		case "error":
+			p("- %s%s: %s%s\n", x.Time.UTC().Format(time.TimeOnly), mdText(prefixed(" in ", x.Step)), mdText(x.Text), mdText(prefixed(" → ", x.Action)))
+		case "revert_failed":
+			p("- %s%s: **REVERT FAILED** %s%s\n", x.Time.UTC().Format(time.TimeOnly), mdText(prefixed(" in ", x.Step)), mdText(x.Text), mdText(prefixed(" → ", x.Action)))
+		case "reverted":
+			p("- %s in %s: put back %s: %s\n", x.Time.UTC().Format(time.TimeOnly), mdText(x.Step), mdCode(x.Knob), mdText(x.Text))
+		case "bad_line":
+			p("- log %s\n", mdText(x.Text))
 		}
 	}
-	for _, b := range r.BadLines {
-		lines++
-		p("- log %s\n", mdText(b.Error))
-	}
-	if lines == 0 {
+	if len(inc) == 0 {
 		p("None.\n")
 	}
 

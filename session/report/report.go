@@ -453,3 +453,41 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	}
 	return fmt.Errorf("unknown report format %q (want md, html or json)", f)
 }
+
+// incident is one line of "Errors and reverts": an error, a revert (failed
+// or not), or a line of the log that could not be read.
+type incident struct {
+	Time   time.Time // zero for a bad line of the log
+	Step   string
+	Kind   string // "error", "revert_failed", "reverted", "bad_line"
+	Text   string // the message; for a revert, what put it back
+	Knob   string // for a revert: the knob and its settings
+	Action string // for an error: what was done about it
+}
+
+// incidents lists errors and reverts in the order they happened, then the
+// log's unreadable lines, so that the renderers only format them.
+func (r *Report) incidents() []incident {
+	var out []incident
+	for _, x := range r.Errors {
+		kind := "error"
+		if x.RevertFailed {
+			kind = "revert_failed"
+		}
+		out = append(out, incident{Time: x.Time, Step: x.Step, Kind: kind, Text: strings.TrimPrefix(x.Message, "REVERT FAILED: "), Action: x.Action})
+	}
+	for _, s := range r.Steps {
+		for _, k := range s.Knobs {
+			for _, a := range k.Actions {
+				if a.Action == "reverted" {
+					out = append(out, incident{Time: a.Time, Step: s.ID, Kind: "reverted", Knob: k.Text, Text: strings.Join(a.Undo, "; ")})
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	for _, b := range r.BadLines {
+		out = append(out, incident{Kind: "bad_line", Text: b.Error})
+	}
+	return out
+}
