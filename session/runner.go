@@ -55,7 +55,6 @@ type Runner struct {
 	extra   atomic.Int64   // nanoseconds the operator added to the running step
 	repro   []probe.Sample // samples of the reproduce step: the regression
 	results []StepResult
-	started time.Time
 }
 
 // StepResult is what a step came to.
@@ -66,9 +65,6 @@ type StepResult struct {
 	Verdicts []Verdict
 	Decision Decision
 	Summary  *probe.Summary
-	// Median is the median of the playbook's metric over the step's
-	// seconds after the warm-up, when it measured any.
-	Median *float64
 }
 
 // NewRunner checks the options.
@@ -108,9 +104,8 @@ func (r *Runner) emit(step string, data any) {
 }
 
 // Start records the session and the host.
-func (r *Runner) Start(ctx context.Context) error {
+func (r *Runner) Start(ctx context.Context) {
 	pb := r.opt.Playbook
-	r.started = r.opt.Now()
 	r.emit("", &SessionStart{
 		Version: r.opt.Version, Playbook: pb.Name, Source: pb.Source, YAML: string(pb.YAML),
 		Workload: r.opt.Workload, Reference: r.opt.ReferenceFile, ReferenceSamples: r.opt.Reference,
@@ -119,19 +114,16 @@ func (r *Runner) Start(ctx context.Context) error {
 	facts, err := r.opt.Host.Facts(ctx, r.opt.Workload.Dir)
 	if err != nil {
 		r.emit("", &ErrorEvent{Message: fmt.Sprintf("host facts: %v", err), Action: "going on without them"})
-		return nil
+		return
 	}
 	r.emit("", &facts)
-	return nil
 }
 
 // Walk runs the whole playbook from its first step, following each
 // decision, until a conclusion, and returns it. A cancelled ctx stops the
 // running step (its knobs are put back) and ends the session interrupted.
 func (r *Runner) Walk(ctx context.Context) (string, error) {
-	if err := r.Start(ctx); err != nil {
-		return "", err
-	}
+	r.Start(ctx)
 	if r.opt.DryRun {
 		return r.dryRun(ctx)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -82,7 +81,6 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult)
 
 	samples, sum, stoppedEarly, err := r.measure(ctx, step, spec)
 	res.Summary = sum
-	res.Median = r.median(samples)
 	r.revertAll(ctx, step.ID, done)
 	done = nil
 	if step.Reproduce {
@@ -236,18 +234,4 @@ func (r *Runner) dryRun(ctx context.Context) (string, error) {
 	const c = "dry run: every change was described, none was applied, nothing was measured"
 	r.End(EndConcluded, c, "")
 	return c, nil
-}
-
-// median is the median of the playbook's metric after the warm-up.
-func (r *Runner) median(samples []probe.Sample) *float64 {
-	v, err := values(samples, r.opt.Playbook.Metric, r.opt.Playbook.Warmup)
-	if err != nil || len(v) == 0 {
-		return nil
-	}
-	slices.Sort(v)
-	m := v[len(v)/2]
-	if len(v)%2 == 0 {
-		m = (v[len(v)/2-1] + m) / 2
-	}
-	return &m
 }

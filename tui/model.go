@@ -63,8 +63,6 @@ type Model struct {
 	logPath string
 	bufs    [3][]float64 // chart series, reused frame to frame
 
-	now     func() time.Time
-	started time.Time
 }
 
 // Options configure the live screen.
@@ -108,11 +106,10 @@ func newModel(st *walkState, keys keyMap, color bool) *Model {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithSolidFill("7"))
 	bar.Full, bar.Empty = '#', '.'
 	return &Model{st: st, keys: keys, help: help.New(), bar: bar, input: in, styles: newStyles(), color: color,
-		metric: chart.P99, window: 1, width: 80, height: 24, now: time.Now}
+		metric: chart.P99, window: 1, width: 80, height: 24}
 }
 
 func (m *Model) Init() tea.Cmd {
-	m.started = m.now()
 	if m.rp != nil {
 		return m.rp.init()
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/report"
 	"github.com/perfbisect/perfbisect/session/verdict"
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchmath"
@@ -88,7 +89,7 @@ func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, thre
 			ratio = "~"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tp=%.3f\tn=%d+%d\t%s\t\n", m,
-			metricText(m, v.BaseMedian), spread(va), metricText(m, v.StepMedian), spread(vb),
+			report.MetricText(m, v.BaseMedian), spread(va), report.MetricText(m, v.StepMedian), spread(vb),
 			ratio, v.P, v.NBase, v.NStep, v.Outcome)
 	}
 	tw.Flush()

@@ -34,5 +34,5 @@ func main() {
 		}
 	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	os.Exit(report(err, os.Stderr))
+	os.Exit(exitCode(err, os.Stderr))
 }

@@ -13,7 +13,7 @@ import (
 // local host starts as os.Executable() with the argument "agent".
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "agent" {
-		os.Exit(report(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+		os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 	}
 	code := m.Run()
 	if binPath != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
+	"github.com/perfbisect/perfbisect/session/report"
 )
 
 // walkPrinter prints a headless walk as it goes: each step, its knobs, a
@@ -16,15 +17,16 @@ import (
 type walkPrinter struct {
 	w      io.Writer
 	pb     *playbook.Playbook
-	hasRef bool
 	n      int
+	events []session.Event // for the table at the end
 }
 
-func newWalkPrinter(w io.Writer, pb *playbook.Playbook, hasRef bool) *walkPrinter {
-	return &walkPrinter{w: w, pb: pb, hasRef: hasRef}
+func newWalkPrinter(w io.Writer, pb *playbook.Playbook) *walkPrinter {
+	return &walkPrinter{w: w, pb: pb}
 }
 
 func (p *walkPrinter) event(e session.Event) {
+	p.events = append(p.events, e)
 	switch d := e.Data.(type) {
 	case *session.SessionStart:
 		fmt.Fprintf(p.w, "perfbisect %s: playbook %s (%s) on %s\n", d.Version, d.Playbook, d.Source, d.Host)
@@ -86,38 +88,16 @@ func (p *walkPrinter) event(e session.Event) {
 	}
 }
 
-// table prints the seeds' table: step, baseline median, step median,
-// multiplier, outcome. The baseline is the reference when there is one,
-// else the reproduce step.
-func (p *walkPrinter) table(results []session.StepResult) {
-	if len(results) == 0 {
+// table prints the seeds' table of the walk, as the report has it.
+func (p *walkPrinter) table() {
+	header, rows := report.Build(p.events, nil).Table()
+	if len(rows) == 0 {
 		return
 	}
-	base, against := "reference", session.AgainstReference
-	if !p.hasRef {
-		base, against = "reproduce", session.AgainstRegression
+	fmt.Fprintf(p.w, "\n%-16s %18s %18s %11s  %s\n", header[0], header[1], header[2], header[3], header[4])
+	for _, r := range rows {
+		fmt.Fprintf(p.w, "%-16s %18s %18s %11s  %s\n", r[0], r[1], r[2], r[3], r[4])
 	}
-	m := p.pb.Metric
-	fmt.Fprintf(p.w, "\n%-16s %16s %16s %11s  %s\n", "step", base+" "+m, "step "+m, "multiplier", "outcome")
-	for _, r := range results {
-		b, s, ratio := "-", "-", "-"
-		if r.Median != nil {
-			s = metricText(m, *r.Median)
-		}
-		for _, v := range r.Verdicts {
-			if v.Against == against {
-				b, ratio = metricText(m, v.BaseMedian), fmt.Sprintf("%.2fx", v.Ratio)
-			}
-		}
-		fmt.Fprintf(p.w, "%-16s %16s %16s %11s  %s\n", r.Step.ID, b, s, ratio, r.State)
-	}
-}
-
-func metricText(metric string, v float64) string {
-	if strings.HasSuffix(metric, "_ms") {
-		return probe.MsText(v) + " ms"
-	}
-	return fmt.Sprintf("%.1f", v)
 }
 
 func describeFS(f *session.HostFacts) string {

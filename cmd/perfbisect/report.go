@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfbisect/perfbisect/session"
-	reportpkg "github.com/perfbisect/perfbisect/session/report"
+	"github.com/perfbisect/perfbisect/session/report"
 )
 
 // newReportCmd is `perfbisect report FILE`: a session log as a report to
@@ -30,7 +30,7 @@ a crash still renders, up to its last complete line.`,
   perfbisect report walk.jsonl --format html -o walk.html`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			f := reportpkg.Format(format)
+			f := report.Format(format)
 			if !validFormat(f) {
 				return usageError(fmt.Errorf("--format %q: want md, html or json", format))
 			}
@@ -44,7 +44,7 @@ a crash still renders, up to its last complete line.`,
 			for _, b := range bad {
 				fmt.Fprintf(stderr, "%s: %v\n", args[0], b)
 			}
-			r := reportpkg.Build(evs, bad)
+			r := report.Build(evs, bad)
 			if out == "" || out == "-" {
 				if err := r.Write(stdout, f); err != nil {
 					return failure(err)
@@ -57,13 +57,13 @@ a crash still renders, up to its last complete line.`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", string(reportpkg.FormatMarkdown), "md, html or json")
+	c.Flags().StringVar(&format, "format", string(report.FormatMarkdown), "md, html or json")
 	c.Flags().StringVarP(&out, "output", "o", "", "write the report to this file (default: standard output)")
 	return c
 }
 
-func validFormat(f reportpkg.Format) bool {
-	for _, g := range reportpkg.Formats {
+func validFormat(f report.Format) bool {
+	for _, g := range report.Formats {
 		if f == g {
 			return true
 		}
@@ -72,7 +72,7 @@ func validFormat(f reportpkg.Format) bool {
 }
 
 // writeReport renders r in memory, then writes it to path whole.
-func writeReport(r *reportpkg.Report, path string, f reportpkg.Format) error {
+func writeReport(r *report.Report, path string, f report.Format) error {
 	var b bytes.Buffer
 	if err := r.Write(&b, f); err != nil {
 		return err
@@ -92,10 +92,10 @@ func writeReports(logPath string, stderr io.Writer) []string {
 		fmt.Fprintf(stderr, "report: %v\n", err)
 		return nil
 	}
-	r := reportpkg.Build(evs, bad)
+	r := report.Build(evs, bad)
 	base := strings.TrimSuffix(logPath, ".jsonl")
 	var paths []string
-	for _, f := range reportpkg.Formats {
+	for _, f := range report.Formats {
 		p := base + "." + string(f)
 		if p == logPath {
 			continue

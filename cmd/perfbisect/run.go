@@ -14,7 +14,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// Exit codes, mapped from errors in one place (report).
+// Exit codes, mapped from errors in one place (exitCode).
 const (
 	exitOK          = 0
 	exitFailure     = 1
@@ -78,8 +78,8 @@ says whether the regression persists or is gone.`,
 	return root
 }
 
-// report prints err for the operator and returns the process's exit code.
-func report(err error, stderr io.Writer) int {
+// exitCode prints err for the operator and returns the process's exit code.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}

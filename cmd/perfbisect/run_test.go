@@ -21,7 +21,7 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(ctx, args, &out, &errb)
-	code = report(err, &errb)
+	code = exitCode(err, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -143,7 +143,7 @@ func TestProbeDiskFullIsCutShort(t *testing.T) {
 	}
 }
 
-func TestReport(t *testing.T) {
+func TestExitCode(t *testing.T) {
 	uu := map[string]struct {
 		err  error
 		code int
@@ -157,7 +157,7 @@ func TestReport(t *testing.T) {
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			if got := report(u.err, &b); got != u.code {
+			if got := exitCode(u.err, &b); got != u.code {
 				t.Errorf("code %d, want %d", got, u.code)
 			}
 			if (u.err == nil) != (b.Len() == 0) {

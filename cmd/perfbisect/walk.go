@@ -133,7 +133,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return failure(err)
 	}
-	pr := newWalkPrinter(stdout, pb, opt.Reference != nil)
+	pr := newWalkPrinter(stdout, pb)
 	var logErr error
 	opt.Emit = func(e session.Event) {
 		if err := log.Write(e); err != nil && logErr == nil {
@@ -153,7 +153,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	guarded.Store(true)
 	_, werr := r.Walk(ctx)
 	guarded.Store(false)
-	pr.table(r.Results())
+	pr.table()
 	if err := log.Close(); err != nil && logErr == nil {
 		logErr = err
 	}

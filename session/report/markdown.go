@@ -224,7 +224,7 @@ func (r *Report) referenceLine() string {
 		s = fmt.Sprintf("%d seconds (no file named)", r.Reference.Seconds)
 	}
 	if r.Reference.Median != nil {
-		s += fmt.Sprintf(", median %s %s", r.metric, metricText(r.metric, *r.Reference.Median))
+		s += fmt.Sprintf(", median %s %s", r.metric, MetricText(r.metric, *r.Reference.Median))
 	}
 	return s
 }
@@ -251,17 +251,26 @@ func measuredText(s *Step) string {
 
 // table is the seeds' table: step, baseline median, step median,
 // multiplier, outcome.
+// Table is the seeds' results table: its column names (step, the
+// baseline's median, the step's median, multiplier, outcome) and a row per
+// step. The baseline is the reference when there is one, else the
+// reproduce step. The headless walk prints it; the reports lay it out.
+func (r *Report) Table() (header [5]string, rows [][5]string) {
+	base, _ := r.baseline()
+	return [5]string{"step", base + " " + r.metric, "step " + r.metric, "multiplier", "outcome"}, r.table()
+}
+
 func (r *Report) table() [][5]string {
 	_, against := r.baseline()
 	var rows [][5]string
 	for _, s := range r.Steps {
 		b, m, ratio := "-", "-", "-"
 		if s.Median != nil {
-			m = metricText(r.metric, *s.Median)
+			m = MetricText(r.metric, *s.Median)
 		}
 		for _, v := range s.Verdicts {
 			if v.Against == against {
-				b, m, ratio = metricText(r.metric, v.BaseMedian), metricText(r.metric, v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
+				b, m, ratio = MetricText(r.metric, v.BaseMedian), MetricText(r.metric, v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
 			}
 		}
 		if b == "-" && s.Reproduce && !r.hasReference() {

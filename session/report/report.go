@@ -415,7 +415,8 @@ func (r *Report) baseline() (string, string) {
 	return "reproduce", string(session.AgainstRegression)
 }
 
-func metricText(metric string, v float64) string {
+// MetricText shows a value of a metric with its unit: "0.712 ms", "1499.1".
+func MetricText(metric string, v float64) string {
 	if strings.HasSuffix(metric, "_ms") {
 		return probe.MsText(v) + " ms"
 	}
@@ -429,7 +430,7 @@ func verdictText(v Verdict) string {
 		ci = fmt.Sprintf("%.0f%% CI %.3gx–%.3gx", v.Confidence*100, v.CILow, v.CIHigh)
 	}
 	return fmt.Sprintf("vs %s: %s median %s → %s, %.3gx (%s), p=%.3g, n=%d+%d: %s",
-		v.Against, v.Metric, metricText(v.Metric, v.BaseMedian), metricText(v.Metric, v.StepMedian),
+		v.Against, v.Metric, MetricText(v.Metric, v.BaseMedian), MetricText(v.Metric, v.StepMedian),
 		v.Ratio, ci, v.P, v.NBase, v.NStep, v.Outcome)
 }
 
