@@ -12,6 +12,17 @@ import (
 	"time"
 )
 
+// Workload is a measurement that runs once: Run prepares it (an error there
+// means nothing was measured) and sends one Sample per second until the
+// duration ends, ctx is cancelled or the workload fails; the channel is then
+// closed, and Result is the summary of the seconds it measured.
+type Workload interface {
+	Run(ctx context.Context) (<-chan Sample, error)
+	Result() Summary
+}
+
+var _ Workload = (*Fsync)(nil)
+
 // Fsync is the built-in write probe: each writer writes blocks of Spec.BS
 // into its own preallocated file, wrapping around at Spec.FileSize, and makes
 // every write durable as Spec.Sync says. It is the measurement of

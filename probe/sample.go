@@ -11,7 +11,14 @@ type Sample struct {
 	P95Ms   float64 `json:"p95_ms"`
 	P99Ms   float64 `json:"p99_ms"`
 	MaxMs   float64 `json:"max_ms"`
-	Errors  int64   `json:"errors"`
+	// AvgMs is the mean latency of the second, for tools that give it
+	// (pgbench, sysbench's final report); the fsync probe leaves it out.
+	AvgMs  float64 `json:"avg_ms,omitempty"`
+	Errors int64   `json:"errors"`
+	// Real lists the fields the workload really measured; empty means the
+	// fsync probe's set (ProbeFields). A field not listed is zero and means
+	// nothing.
+	Real Fields `json:"real,omitempty"`
 }
 
 // Ending says how a run stopped.
@@ -34,8 +41,11 @@ type Summary struct {
 	P95Ms     float64 `json:"p95_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	MaxMs     float64 `json:"max_ms"`
+	AvgMs     float64 `json:"avg_ms,omitempty"`
 	Errors    int64   `json:"errors"`
-	Ended     Ending  `json:"ended"`
+	// Real lists the fields measured, as in Sample; empty means ProbeFields.
+	Real  Fields `json:"real,omitempty"`
+	Ended Ending `json:"ended"`
 	// Error is why a run that did not complete stopped, in words for the operator.
 	Error    string `json:"error,omitempty"`
 	Workload Spec   `json:"workload"`

@@ -20,6 +20,38 @@ type Spec struct {
 	Threads  int      `json:"threads" yaml:"threads"`
 	Duration Duration `json:"duration" yaml:"duration"`
 	Keep     bool     `json:"keep,omitempty" yaml:"keep,omitempty"`
+
+	// The fields below are for the other workloads (workloads.go): sysbench
+	// and pgbench on a database server, fio, and any command.
+
+	// Test is the sysbench test (oltp_insert, …) or pgbench's builtin
+	// script (tpcb-like, simple-update, select-only).
+	Test       string `json:"test,omitempty" yaml:"test,omitempty"`
+	Tables     int    `json:"tables,omitempty" yaml:"tables,omitempty"`
+	TableSize  int    `json:"table_size,omitempty" yaml:"table_size,omitempty"`
+	Scale      int    `json:"scale,omitempty" yaml:"scale,omitempty"`
+	Percentile int    `json:"percentile,omitempty" yaml:"percentile,omitempty"`
+	// Server is the database: mariadb, mysql or postgresql.
+	Server string `json:"server,omitempty" yaml:"server,omitempty"`
+	// DB is managed (a throwaway server in Dir, started for each step) or
+	// existing (the server at DBHost/DBPort/DBSocket).
+	DB       string `json:"db,omitempty" yaml:"db,omitempty"`
+	DBHost   string `json:"db_host,omitempty" yaml:"db_host,omitempty"`
+	DBPort   int    `json:"db_port,omitempty" yaml:"db_port,omitempty"`
+	DBSocket string `json:"db_socket,omitempty" yaml:"db_socket,omitempty"`
+	DBUser   string `json:"db_user,omitempty" yaml:"db_user,omitempty"`
+	DBName   string `json:"db_name,omitempty" yaml:"db_name,omitempty"`
+	// DBPasswordEnv names the environment variable holding the password:
+	// the password itself is never in a spec, a log or a report.
+	DBPasswordEnv string `json:"db_password_env,omitempty" yaml:"db_password_env,omitempty"`
+	// Args are fio's arguments (a job given on the command line), JobFile
+	// a fio job file.
+	Args    string `json:"args,omitempty" yaml:"args,omitempty"`
+	JobFile string `json:"job_file,omitempty" yaml:"job_file,omitempty"`
+	// Command is run by /bin/sh -c in Dir and prints a line per second;
+	// Pattern is a regular expression whose named groups give the fields.
+	Command string `json:"command,omitempty" yaml:"command,omitempty"`
+	Pattern string `json:"pattern,omitempty" yaml:"pattern,omitempty"`
 }
 
 // MaxThreads bounds --threads: each writer holds a file and two histograms
@@ -41,9 +73,10 @@ func DefaultSpec() Spec {
 
 // Validate reports the first setting that cannot run, naming what is allowed.
 func (s Spec) Validate() error {
+	if s.Workload != "fsync" {
+		return s.validateTool()
+	}
 	switch {
-	case s.Workload != "fsync":
-		return fmt.Errorf("workload %q: the built-in workload is fsync", s.Workload)
 	case s.BS <= 0:
 		return fmt.Errorf("--bs %d: the block size must be at least 1 byte (like 2300, 4k or 16KiB)", s.BS)
 	case s.FileSize < s.BS:
@@ -63,6 +96,9 @@ func (s Spec) Validate() error {
 
 // Describe says in one line what the workload does, for headers and logs.
 func (s Spec) Describe() string {
+	if s.Workload != "fsync" {
+		return s.describeTool()
+	}
 	sync := "+ " + string(s.Sync)
 	switch s.Sync {
 	case SyncDsync:

@@ -1,0 +1,128 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Field names one measured field of a Sample, as in its JSON form.
+type Field uint16
+
+// The fields of a Sample. The built-in fsync probe measures all of them but
+// FieldAvg; other tools give fewer (sysbench: throughput, one percentile and
+// errors; pgbench: throughput, the average latency and failures), and a
+// sample says which it has, so nothing is judged or drawn from a zero that
+// was never measured.
+const (
+	FieldOps Field = 1 << iota
+	FieldMiB
+	FieldP50
+	FieldP95
+	FieldP99
+	FieldMax
+	FieldAvg
+	FieldErrors
+)
+
+var fieldNames = []struct {
+	f    Field
+	name string
+}{
+	{FieldOps, "ops_per_s"}, {FieldMiB, "mib_per_s"}, {FieldP50, "p50_ms"}, {FieldP95, "p95_ms"},
+	{FieldP99, "p99_ms"}, {FieldMax, "max_ms"}, {FieldAvg, "avg_ms"}, {FieldErrors, "errors"},
+}
+
+// ProbeFields are the fields the built-in fsync probe measures: a sample
+// whose Real is zero has these.
+const ProbeFields = FieldOps | FieldMiB | FieldP50 | FieldP95 | FieldP99 | FieldMax | FieldErrors
+
+// Fields is a set of Field.
+type Fields = Field
+
+// FieldByName returns the field whose JSON name is name ("p95_ms").
+func FieldByName(name string) (Field, bool) {
+	for _, n := range fieldNames {
+		if n.name == name {
+			return n.f, true
+		}
+	}
+	return 0, false
+}
+
+// Has reports whether every field of g is in f.
+func (f Field) Has(g Field) bool { return f&g == g }
+
+// Names lists the fields of f by their JSON names, in Sample's order.
+func (f Field) Names() []string {
+	var out []string
+	for _, n := range fieldNames {
+		if f&n.f != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+func (f Field) String() string { return strings.Join(f.Names(), ",") }
+
+// MarshalJSON writes the set as a list of names: ["ops_per_s","p95_ms"].
+func (f Field) MarshalJSON() ([]byte, error) {
+	names := f.Names()
+	if names == nil {
+		names = []string{}
+	}
+	return json.Marshal(names)
+}
+
+// UnmarshalJSON reads a list of names; an unknown name is an error.
+func (f *Field) UnmarshalJSON(b []byte) error {
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return fmt.Errorf("fields: want a list of field names: %v", err)
+	}
+	*f = 0
+	for _, n := range names {
+		g, ok := FieldByName(n)
+		if !ok {
+			return fmt.Errorf("fields: unknown field %q", n)
+		}
+		*f |= g
+	}
+	return nil
+}
+
+// Measured says which fields s really has: those its Real lists, or the
+// probe's when it lists none.
+func (s Sample) Measured() Field {
+	if s.Real == 0 {
+		return ProbeFields
+	}
+	return s.Real
+}
+
+// Get returns field f of s, and whether s really measured it.
+func (s Sample) Get(f Field) (float64, bool) {
+	var v float64
+	switch f {
+	case FieldOps:
+		v = s.OpsPerS
+	case FieldMiB:
+		v = s.MiBPerS
+	case FieldP50:
+		v = s.P50Ms
+	case FieldP95:
+		v = s.P95Ms
+	case FieldP99:
+		v = s.P99Ms
+	case FieldMax:
+		v = s.MaxMs
+	case FieldAvg:
+		v = s.AvgMs
+	case FieldErrors:
+		v = float64(s.Errors)
+	default:
+		return 0, false
+	}
+	return v, s.Measured().Has(f)
+}
