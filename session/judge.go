@@ -19,13 +19,24 @@ type judgement struct {
 // judge compares a step's samples with the reference (the known-good run,
 // may be empty) and with the reproduced regression (empty for the
 // reproduce step itself).
-func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options, warmup probe.Duration) (judgement, error) {
+func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options, warmup probe.Duration) (j judgement, err error) {
 	opt = opt.WithDefaults()
+	// A tool measures fewer fields than the probe (pgbench gives no
+	// percentiles): judge on what all three runs really measured.
+	metric, substituted := verdict.Pick(opt.Metric, verdict.Measured(ref, repro, step))
+	opt.Metric = metric
+	defer func() {
+		if substituted == "" {
+			return
+		}
+		for i := range j.verdicts {
+			j.verdicts[i].Why = substituted + "; " + j.verdicts[i].Why
+		}
+	}()
 	stepV, err := values(step, opt.Metric, warmup)
 	if err != nil {
 		return judgement{}, err
 	}
-	var j judgement
 	var vsRef, vsRepro *verdict.Verdict
 	if len(ref) > 0 {
 		refV, err := values(ref, opt.Metric, warmup)

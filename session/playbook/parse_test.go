@@ -113,7 +113,7 @@ func TestParseErrors(t *testing.T) {
 			return tc{edit(t, "    reproduce: true\n", "    reproduce: true\n    knob: tmpfs\n"), "7:5", `step "reproduce": unknown field "knob" (fields: id, title,`}
 		},
 		"unknown workload field": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {blocksize: 4k}\n"), "2:12", `workload: unknown field "blocksize" (fields: workload, dir, bs, file_size, sync, prealloc, threads, keep)`}
+			return tc{edit(t, "name: t\n", "name: t\nworkload: {blocksize: 4k}\n"), "2:12", `workload: unknown field "blocksize" (fields: workload, dir, bs, file_size, sync, prealloc, threads, keep, test,`}
 		},
 		"unknown knob field": func(t *testing.T) tc {
 			return tc{edit(t, "        with:", "        width:"), "14:9", `step "tmpfs": knob: unknown field "width" (fields: knob, with)`}
@@ -142,7 +142,7 @@ func TestParseErrors(t *testing.T) {
 			return tc{edit(t, "name: t\n", "name: t\nworkload:\n  bs: 4k\n  threads: 0\n"), "4:12", "workload: --threads 0: want 1 to"}
 		},
 		"workload invalid kind": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {workload: sysbench}\n"), "2:22", `workload: workload "sysbench": the built-in workload is fsync`}
+			return tc{edit(t, "name: t\n", "name: t\nworkload: {workload: sysbenchx}\n"), "2:22", `workload: workload "sysbenchx": want one of fsync, sysbench, pgbench, fio, command`}
 		},
 		"bad duration": func(t *testing.T) tc {
 			return tc{edit(t, "name: t\n", "name: t\nduration: 20\n"), "2:11", `duration: duration "20": want a number with a unit, like 30s or 2m`}
@@ -166,7 +166,7 @@ func TestParseErrors(t *testing.T) {
 			return tc{edit(t, "name: t\n", "name: t\nthreshold: some\n"), "2:12", "threshold some: want"}
 		},
 		"bad metric": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nmetric: p42_ms\n"), "2:9", `metric "p42_ms": want one of p50_ms, p95_ms, p99_ms, max_ms, ops_per_s, mib_per_s`}
+			return tc{edit(t, "name: t\n", "name: t\nmetric: p42_ms\n"), "2:9", `metric "p42_ms": want one of p50_ms, p95_ms, p99_ms, max_ms, avg_ms, ops_per_s, mib_per_s`}
 		},
 		"title is a mapping": func(t *testing.T) tc {
 			return tc{edit(t, "title: Reproduce\n", "title: {a: b}\n"), "4:12", `step "reproduce": title: want text, found a mapping`}

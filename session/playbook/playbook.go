@@ -28,7 +28,7 @@ const (
 )
 
 // Metrics a playbook may judge its steps by: the fields of a probe.Sample.
-var Metrics = []string{"p50_ms", "p95_ms", "p99_ms", "max_ms", "ops_per_s", "mib_per_s"}
+var Metrics = []string{"p50_ms", "p95_ms", "p99_ms", "max_ms", "avg_ms", "ops_per_s", "mib_per_s"}
 
 // Defaults of the fields a playbook may leave out.
 const (

@@ -34,11 +34,20 @@ var specFields, workloadFields = func() (map[string]int, []string) {
 }()
 
 // workload sets the fields of spec the playbook gives; the others keep
-// probe.DefaultSpec's values.
+// the defaults of its kind (probe.DefaultFor).
 func (d *decoder) workload(f field, spec *probe.Spec) *Error {
 	fs, err := d.fields(f.value, "workload", nil)
 	if err != nil {
 		return err
+	}
+	// The workload's kind sets the defaults of the others (sysbench's test,
+	// tables and server), whatever order the fields come in.
+	for _, wf := range fs {
+		if v, ok := scalar(wf.value); ok && wf.key == "workload" {
+			dir := spec.Dir
+			*spec = probe.DefaultFor(v)
+			spec.Dir = dir
+		}
 	}
 	sv := reflect.ValueOf(spec).Elem()
 	for _, wf := range fs {

@@ -15,16 +15,55 @@ type metric struct {
 	unit          string // after a value in String: "ms", " ops/s"
 	higherIsWorse bool
 	latency       bool // undefined in a second without operations
-	get           func(probe.Sample) float64
+	field         probe.Field
 }
 
 var metrics = []metric{
-	{"p50_ms", "p50", "ms", true, true, func(s probe.Sample) float64 { return s.P50Ms }},
-	{"p95_ms", "p95", "ms", true, true, func(s probe.Sample) float64 { return s.P95Ms }},
-	{"p99_ms", "p99", "ms", true, true, func(s probe.Sample) float64 { return s.P99Ms }},
-	{"max_ms", "max", "ms", true, true, func(s probe.Sample) float64 { return s.MaxMs }},
-	{"ops_per_s", "ops/s", " ops/s", false, false, func(s probe.Sample) float64 { return s.OpsPerS }},
-	{"mib_per_s", "MiB/s", " MiB/s", false, false, func(s probe.Sample) float64 { return s.MiBPerS }},
+	{"p50_ms", "p50", "ms", true, true, probe.FieldP50},
+	{"p95_ms", "p95", "ms", true, true, probe.FieldP95},
+	{"p99_ms", "p99", "ms", true, true, probe.FieldP99},
+	{"max_ms", "max", "ms", true, true, probe.FieldMax},
+	{"avg_ms", "avg", "ms", true, true, probe.FieldAvg},
+	{"ops_per_s", "ops/s", " ops/s", false, false, probe.FieldOps},
+	{"mib_per_s", "MiB/s", " MiB/s", false, false, probe.FieldMiB},
+}
+
+// latencyOrder is the order in which Pick looks for a latency a workload
+// measured when it lacks the one asked for.
+var latencyOrder = []string{"p95_ms", "p99_ms", "p50_ms", "avg_ms", "max_ms"}
+
+// Measured is the set of fields every one of the samples measured.
+func Measured(runs ...[]probe.Sample) probe.Fields {
+	have := probe.Fields(^uint16(0))
+	for _, run := range runs {
+		for _, s := range run {
+			have &= s.Measured()
+		}
+	}
+	return have
+}
+
+// Pick returns the metric to judge on when the samples measured only the
+// fields in have: metric itself when it is there, else the nearest kind
+// that is (another latency for a latency, ops_per_s for a throughput), with
+// a sentence saying why. It returns metric unchanged (and why "") when
+// nothing closer exists, so Values then finds no values.
+func Pick(metric string, have probe.Fields) (string, string) {
+	m, err := lookup(metric)
+	if err != nil || have.Has(m.field) {
+		return metric, ""
+	}
+	candidates := []string{"ops_per_s"}
+	if m.latency {
+		candidates = latencyOrder
+	}
+	for _, c := range candidates {
+		cm, _ := lookup(c)
+		if have.Has(cm.field) {
+			return c, fmt.Sprintf("judged on %s: the workload does not measure %s per second (it gives %s)", c, metric, strings.Join(have.Names(), ", "))
+		}
+	}
+	return metric, ""
 }
 
 // DefaultMetric is the metric of a zero Options.
@@ -56,7 +95,7 @@ func HigherIsWorse(metric string) bool {
 	return err != nil || m.higherIsWorse
 }
 
-// Values returns metric from each sample, in order. A latency of a second in
+// Values returns metric from each sample that measured it, in order. A latency of a second in
 // which no operation completed (ops_per_s 0) is not a measurement — the probe
 // reports it as 0, which would read as a very fast second — so for the
 // latency metrics such seconds are left out; a stall shows in ops_per_s and
@@ -68,10 +107,11 @@ func Values(samples []probe.Sample, metric string) ([]float64, error) {
 	}
 	vs := make([]float64, 0, len(samples))
 	for _, s := range samples {
-		if m.latency && s.OpsPerS == 0 {
+		v, ok := s.Get(m.field)
+		if !ok || m.latency && s.OpsPerS == 0 {
 			continue
 		}
-		vs = append(vs, m.get(s))
+		vs = append(vs, v)
 	}
 	return vs, nil
 }

@@ -26,6 +26,7 @@ func TestValues(t *testing.T) {
 		"p95_ms":    {[]float64{19, 15, 14}},
 		"p99_ms":    {[]float64{29, 25, 24}},
 		"max_ms":    {[]float64{39, 35, 2034}},
+		"avg_ms":    {[]float64{}}, // the probe does not measure it
 		"ops_per_s": {[]float64{100, 200, 0, 300}},
 		"mib_per_s": {[]float64{0.4, 0.8, 0, 1.2}},
 	}
@@ -51,7 +52,7 @@ func TestValuesUnknownMetric(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%q: no error", metric)
 		}
-		want := "(use one of p50_ms, p95_ms, p99_ms, max_ms, ops_per_s, mib_per_s)"
+		want := "(use one of p50_ms, p95_ms, p99_ms, max_ms, avg_ms, ops_per_s, mib_per_s)"
 		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"`+metric+`"`) {
 			t.Errorf("%q: error %q, want the name and %q", metric, err, want)
 		}
@@ -97,5 +98,44 @@ func TestTrim(t *testing.T) {
 				t.Error("Trim changed its argument")
 			}
 		})
+	}
+}
+
+// A tool's samples carry only the fields it gave: the others are left out
+// of the values, and Pick judges on the nearest field measured.
+func TestValuesOnlyMeasured(t *testing.T) {
+	pg := []probe.Sample{
+		{Sec: 1, OpsPerS: 500, AvgMs: 2.0, Real: probe.FieldOps | probe.FieldAvg},
+		{Sec: 2, OpsPerS: 400, AvgMs: 2.5, Real: probe.FieldOps | probe.FieldAvg},
+	}
+	if got, _ := Values(pg, "p50_ms"); len(got) != 0 {
+		t.Errorf("p50_ms of pgbench samples = %v, want none (pgbench gives no percentiles)", got)
+	}
+	if got, _ := Values(pg, "avg_ms"); !slices.Equal(got, []float64{2.0, 2.5}) {
+		t.Errorf("avg_ms = %v, want [2 2.5]", got)
+	}
+	sb := []probe.Sample{{Sec: 1, OpsPerS: 90, P95Ms: 12, Real: probe.FieldOps | probe.FieldP95 | probe.FieldErrors}}
+	uu := []struct {
+		metric string
+		runs   [][]probe.Sample
+		want   string
+		why    bool
+	}{
+		{"p50_ms", [][]probe.Sample{samples()}, "p50_ms", false},
+		{"p50_ms", [][]probe.Sample{pg}, "avg_ms", true},
+		{"p50_ms", [][]probe.Sample{sb}, "p95_ms", true},
+		{"p99_ms", [][]probe.Sample{samples(), sb}, "p95_ms", true}, // a probe reference and a sysbench step
+		{"p50_ms", [][]probe.Sample{pg, sb}, "p50_ms", false},       // no latency in common: nothing to judge on
+		{"mib_per_s", [][]probe.Sample{pg}, "ops_per_s", true},
+		{"ops_per_s", [][]probe.Sample{pg}, "ops_per_s", false},
+	}
+	for _, u := range uu {
+		got, why := Pick(u.metric, Measured(u.runs...))
+		if got != u.want || (why != "") != u.why {
+			t.Errorf("Pick(%s, %v) = %q, %q; want %q (a reason: %v)", u.metric, Measured(u.runs...), got, why, u.want, u.why)
+		}
+		if u.why && !strings.Contains(why, u.metric) {
+			t.Errorf("Pick(%s) reason %q does not name the metric asked for", u.metric, why)
+		}
 	}
 }

@@ -74,7 +74,7 @@ func TestCompare(t *testing.T) {
 			append(spread(1, 7), -1), spread(1, 8), Options{}, Inconclusive, "negative value (-1)", true},
 		"unknown metric": {
 			spread(1, 8), spread(2, 8), Options{Metric: "p90_ms"}, Inconclusive,
-			`cannot judge: unknown metric "p90_ms" (use one of p50_ms, p95_ms, p99_ms, max_ms, ops_per_s, mib_per_s)`, true},
+			`cannot judge: unknown metric "p90_ms" (use one of p50_ms, p95_ms, p99_ms, max_ms, avg_ms, ops_per_s, mib_per_s)`, true},
 		"bad options": {
 			spread(1, 8), spread(2, 8), Options{Threshold: 1.5, Alpha: -1}, Inconclusive,
 			"cannot judge: threshold 1.5: want a fraction between 0 and 1, such as 0.10 for 10%; alpha -1:", true},
