@@ -258,7 +258,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Down):
 		m.selected = min(len(m.st.steps)-1, m.selected+1)
 	case key.Matches(k, m.keys.Metric):
-		m.metric = m.metric.NextLatency()
+		// Only the latencies the workload measures (pgbench: the average).
+		m.metric = m.metric.NextLatency().Measured(m.st.last.Measured())
 	case key.Matches(k, m.keys.Wider):
 		m.window = min(len(windows)-1, m.window+1)
 	case key.Matches(k, m.keys.Narrower):

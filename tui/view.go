@@ -104,8 +104,17 @@ func elapsed(st *walkState) string {
 func (m *Model) table(w int) []string {
 	metric := "p50"
 	if m.st.pb != nil {
-		metric = strings.TrimSuffix(m.st.pb.Metric, "_ms")
+		metric = m.st.pb.Metric
 	}
+	// The verdicts say what they were judged on: a workload without the
+	// playbook's metric is judged on the nearest one it measures.
+	for _, sv := range m.st.steps {
+		if len(sv.verdicts) > 0 {
+			metric = sv.verdicts[0].Metric
+			break
+		}
+	}
+	metric = strings.TrimSuffix(metric, "_ms")
 	base := "ref " + metric
 	rows := []string{m.styles.dim.Render(pad(fmt.Sprintf("  %-16s %-13s %11s %11s %7s", "step", "state", base, "step "+metric, "x"), w))}
 	for i, sv := range m.st.steps {
@@ -175,11 +184,12 @@ func (m *Model) charts(w, h int) string {
 		c := chart.Chart{Title: fmt.Sprintf("%s, last %ds%s", title, window, frozen), Series: series, Window: window, FirstSec: from, Color: m.color}
 		return c.Render(w, height)
 	}
+	lat := m.metric.Measured(src.last.Measured())
 	if h < 12 {
-		return draw("latency "+m.metric.String(), m.metric, h)
+		return draw("latency "+lat.String(), lat, h)
 	}
 	top := h / 2
-	return draw("throughput", chart.OpsPerS, top) + "\n" + draw("latency "+m.metric.String(), m.metric, h-top)
+	return draw("throughput", chart.OpsPerS, top) + "\n" + draw("latency "+lat.String(), lat, h-top)
 }
 
 func (m *Model) status(w int) string {
@@ -193,7 +203,13 @@ func (m *Model) status(w int) string {
 	sv := st.steps[st.current]
 	done := float64(sv.seconds) / max(sv.planned, 1)
 	label := fmt.Sprintf(" %ds/%.0fs ", sv.seconds, sv.planned)
-	nums := fmt.Sprintf("%.0f ops/s  p50 %s  p99 %s ms", st.last.OpsPerS, probe.MsText(st.last.P50Ms), probe.MsText(st.last.P99Ms))
+	nums := fmt.Sprintf("%.0f ops/s", st.last.OpsPerS)
+	for _, l := range []chart.Metric{chart.P50, chart.P95, chart.P99, chart.Avg} {
+		if v, ok := st.last.Get(l.Field()); ok && (l != chart.P95 || !st.last.Measured().Has(probe.FieldP50|probe.FieldP99)) {
+			nums += fmt.Sprintf("  %s %s", strings.TrimSuffix(l.String(), " ms"), probe.MsText(v))
+		}
+	}
+	nums += " ms"
 	bar := m.bar
 	bar.Width = max(10, w-lipgloss.Width(label)-lipgloss.Width(nums))
 	return truncate(bar.ViewAs(min(done, 1))+label+nums, w)

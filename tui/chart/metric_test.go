@@ -48,7 +48,7 @@ func TestMetric(t *testing.T) {
 func TestMetricNextLatency(t *testing.T) {
 	// From the default, the `m` key visits each latency metric and MiB/s
 	// once, in the order the help promises, and comes back.
-	want := []Metric{Max, MiBPerS, P50, P95, P99}
+	want := []Metric{Max, MiBPerS, P50, P95, Avg, P99}
 	m := P99
 	for i, w := range want {
 		m = m.NextLatency()
@@ -60,5 +60,31 @@ func TestMetricNextLatency(t *testing.T) {
 		if got := from.NextLatency(); got != P99 {
 			t.Errorf("%v.NextLatency() = %v, want p99 ms", from, got)
 		}
+	}
+}
+
+// A workload that measures fewer fields is drawn with what it measured:
+// no value (a blank) for the others, and the latency chart moves to a
+// latency it has.
+func TestMetricMeasured(t *testing.T) {
+	pg := probe.Sample{Sec: 1, OpsPerS: 500, AvgMs: 2, P99Ms: 0, Real: probe.FieldOps | probe.FieldAvg}
+	if v := P99.Value(pg); !math.IsNaN(v) {
+		t.Errorf("p99 of a pgbench sample = %v, want NaN (not measured)", v)
+	}
+	if v := Avg.Value(pg); v != 2 {
+		t.Errorf("avg of a pgbench sample = %v, want 2", v)
+	}
+	if got := P99.Measured(pg.Measured()); got != Avg {
+		t.Errorf("P99.Measured(pgbench) = %v, want avg ms", got)
+	}
+	sb := probe.FieldOps | probe.FieldP95 | probe.FieldErrors
+	if got := P99.Measured(sb); got != P95 {
+		t.Errorf("P99.Measured(sysbench) = %v, want p95 ms", got)
+	}
+	if got := P99.Measured(probe.ProbeFields); got != P99 {
+		t.Errorf("P99.Measured(probe) = %v, want p99 ms", got)
+	}
+	if got := P99.Measured(probe.FieldOps); got != P99 {
+		t.Errorf("P99.Measured(ops only) = %v, want p99 ms unchanged", got)
 	}
 }
