@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
 // maxPoints bounds the points of one polyline: a longer series is cut into
@@ -178,13 +179,15 @@ func (r *Report) stepCharts(w *bufio.Writer, s *Step, reg *Step) {
 		return v
 	}
 	ops := func(x probe.Sample) float64 { return x.OpsPerS }
-	p99 := func(x probe.Sample) float64 { return x.P99Ms }
-	mk := func(f func(probe.Sample) float64) []series {
+	// The latency the step's workload measured (pgbench: the average); a
+	// run that did not measure it is left out of that chart.
+	latName, latField, lat := latency("p99_ms", s.samples)
+	mk := func(field probe.Field, f func(probe.Sample) float64) []series {
 		out := []series{{"k-step", "#36c", "", get(s.samples, f)}}
-		if len(r.refSamples) > 0 {
+		if len(r.refSamples) > 0 && verdict.Measured(r.refSamples).Has(field) {
 			out = append(out, series{"k-ref", "#393", "6 3", get(r.refSamples, f)})
 		}
-		if reg != nil && reg != s && len(reg.samples) > 0 {
+		if reg != nil && reg != s && len(reg.samples) > 0 && verdict.Measured(reg.samples).Has(field) {
 			out = append(out, series{"k-reg", "#c33", "2 3", get(reg.samples, f)})
 		}
 		return out
@@ -198,9 +201,10 @@ func (r *Report) stepCharts(w *bufio.Writer, s *Step, reg *Step) {
 		legend += "<span class=\"k-reg\">┈ regression (" + html.EscapeString(reg.ID) + ")</span>"
 	}
 	fmt.Fprintf(w, "<p class=\"legend\">%s</p>\n", legend)
-	lineChart(w, "throughput, ops/s per second", mk(ops))
-	lineChart(w, "p99 latency, ms per second", mk(p99))
-	histogram(w, "distribution of the step's per-second p50 latency (ms), a histogram of its seconds", get(s.samples, func(x probe.Sample) float64 { return x.P50Ms }))
+	lineChart(w, "throughput, ops/s per second", mk(probe.FieldOps, ops))
+	lineChart(w, strings.TrimSuffix(latName, "_ms")+" latency, ms per second", mk(latField, lat))
+	histName, _, hist := latency("p50_ms", s.samples)
+	histogram(w, "distribution of the step's per-second "+strings.TrimSuffix(histName, "_ms")+" latency (ms), a histogram of its seconds", get(s.samples, hist))
 	w.WriteString("</div>\n")
 }
 

@@ -81,15 +81,16 @@ func (r *Report) Markdown(out io.Writer) error {
 		p("| %s | %s | %s | %s | %s |\n", mdCell(row[0]), mdCell(row[1]), mdCell(row[2]), mdCell(row[3]), mdCell(row[4]))
 	}
 
-	p("\n## Charts\n\nPer-second throughput (ops/s) and p99 latency (ms) of each step.\n\n")
+	p("\n## Charts\n\nPer-second throughput (ops/s) and p99 latency (ms) of each step (or the latency its workload measures).\n\n")
 	any := false
 	for _, s := range r.Steps {
 		if len(s.samples) < 2 {
 			continue
 		}
 		any = true
+		name, _, lat := latency("p99_ms", s.samples)
 		p("```text\n%s\n\n%s\n```\n\n", asciiChart(s.samples, func(x probe.Sample) float64 { return x.OpsPerS }, s.ID+": ops/s per second"),
-			asciiChart(s.samples, func(x probe.Sample) float64 { return x.P99Ms }, s.ID+": p99 ms per second"))
+			asciiChart(s.samples, lat, s.ID+": "+strings.TrimSuffix(name, "_ms")+" ms per second"))
 	}
 	if !any {
 		p("No step has two seconds or more to chart.\n\n")
@@ -238,7 +239,7 @@ func measuredText(s *Step) string {
 		t += fmt.Sprintf(" in %.1f s", s.DurationS)
 	}
 	if m := s.Summary; m != nil {
-		t += fmt.Sprintf(": %.1f ops/s, p50 %s ms, p99 %s ms, max %s ms", m.OpsPerS, probe.MsText(m.P50Ms), probe.MsText(m.P99Ms), probe.MsText(m.MaxMs))
+		t += ": " + summaryText(m)
 		if m.Errors > 0 {
 			t += fmt.Sprintf(", %d errors", m.Errors)
 		}
