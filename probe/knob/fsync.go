@@ -3,12 +3,14 @@ package knob
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/db"
 )
 
 var fsyncSettings = map[string]string{
-	"mode": "off: writes are not made durable (--sync none); on: they are, with fdatasync (default off)",
+	"mode": "off: writes are not made durable (the probe's --sync none; a managed database started with its syncs off); on: they are (default off)",
 }
 
 func init() {
@@ -40,13 +42,8 @@ func newFsync(s Settings) (Knob, error) {
 }
 
 func (k *fsyncKnob) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
-	// Only the built-in fsync probe is changed here. For sysbench or pgbench
-	// the database itself must be restarted with its syncs off
-	// (innodb_flush_log_at_trx_commit=0, sync_binlog=0,
-	// innodb_flush_method=nosync; PostgreSQL fsync=off) and restarted again
-	// with its old settings on revert: that goes here, in a later issue.
-	if w.Workload != "" && w.Workload != "fsync" {
-		return Change{}, &Unavailable{Knob: "fsync", Reason: fmt.Sprintf("turning syncs off in the %s workload needs a database restart, which perfbisect does not do yet", w.Workload)}
+	if w.Workload != "" && w.Workload != probe.WorkloadFsync {
+		return k.planTool(w)
 	}
 	to := k.syncFor(w.Sync)
 	c := Change{Knob: "fsync", Settings: k.settings, Before: "sync " + w.Sync.String(), After: "sync " + to.String()}
@@ -59,10 +56,50 @@ func (k *fsyncKnob) Plan(ctx context.Context, env Env, w probe.Spec) (Change, er
 	return c, nil
 }
 
+// planTool is the knob for a workload that runs a tool: a managed
+// database's server is started for the step with its syncs off (each step
+// has a server of its own, in the step's data dir, removed at its end);
+// anything else cannot be changed by perfbisect.
+func (k *fsyncKnob) planTool(w probe.Spec) (Change, error) {
+	if !w.Managed() {
+		why := fmt.Sprintf("the %s workload decides its own syncs: give the step a workload without them (fio: leave out --fsync/--fdatasync), or a shell knob", w.Workload)
+		if w.IsDatabase() {
+			why = fmt.Sprintf("the existing %s server is not perfbisect's to restart: add a shell knob whose commands restart it with syncs off and back on, or make the step manual", w.Server)
+		}
+		return Change{}, &Unavailable{Knob: "fsync", Reason: why}
+	}
+	on, off := "syncs on (the server's defaults)", "syncs off: "+strings.Join(db.SyncOff(w.Server), ", ")
+	from, to := on, on
+	if w.SyncOff() {
+		from = off
+	}
+	if !k.on {
+		to = off
+	}
+	c := Change{Knob: "fsync", Settings: k.settings, Before: from, After: to}
+	switch {
+	case from == to:
+		c.Do = []string{fmt.Sprintf("nothing: the step's %s already runs with %s", w.Server, to)}
+	case !k.on:
+		c.Do = []string{fmt.Sprintf("start this step's managed %s (a fresh server in the step's data dir) with %s", w.Server, strings.Join(db.SyncOff(w.Server), " "))}
+	default:
+		c.Do = []string{fmt.Sprintf("start this step's managed %s with its default syncs", w.Server)}
+	}
+	c.Undo = []string{fmt.Sprintf("nothing on the host: the step's %s is stopped and its data dir removed at the end of the step; the next step's server starts with the workload's own settings", w.Server)}
+	return c, nil
+}
+
 func (k *fsyncKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
 	c, err := k.Plan(ctx, env, w)
 	if err != nil {
 		return w, c, nil, err
+	}
+	if w.Workload != "" && w.Workload != probe.WorkloadFsync {
+		w.Sync = probe.SyncFdatasync
+		if !k.on {
+			w.Sync = probe.SyncNone
+		}
+		return w, c, nothingToRevert, nil
 	}
 	w.Sync = k.syncFor(w.Sync)
 	// The change lives only in the returned spec, which the session uses for

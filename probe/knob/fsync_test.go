@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -45,9 +46,55 @@ func TestFsync(t *testing.T) {
 	}
 }
 
-func TestFsyncOtherWorkload(t *testing.T) {
-	w := spec(t.TempDir())
-	w.Workload = "sysbench"
-	_, err := newKnob(t, "fsync", nil).Plan(testCtx(t), Env{}, w)
-	wantUnavailable(t, err, "needs a database restart")
+// A managed database gets a server of its own for the step, started with
+// its syncs off: the plan names every setting; nothing stays on the host.
+func TestFsyncManagedDatabase(t *testing.T) {
+	for _, u := range []struct {
+		workload string
+		settings []string
+	}{
+		{"sysbench", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0", "innodb_flush_method=nosync"}},
+		{"pgbench", []string{"fsync=off"}},
+	} {
+		t.Run(u.workload, func(t *testing.T) {
+			w := probe.DefaultFor(u.workload)
+			w.Dir = t.TempDir()
+			got, c, revert, err := newKnob(t, "fsync", nil).Apply(testCtx(t), Env{}, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.SyncOff() || w.SyncOff() {
+				t.Errorf("Apply: Sync %q (was %q), want the step's spec with its syncs off and the input untouched", got.Sync, w.Sync)
+			}
+			do := strings.Join(c.Do, "\n")
+			for _, s := range u.settings {
+				if !strings.Contains(do, s) || !strings.Contains(c.After, s) {
+					t.Errorf("the plan does not name %s: Do %q, After %q", s, do, c.After)
+				}
+			}
+			if !strings.Contains(c.Before, "syncs on") {
+				t.Errorf("Before = %q, want the server's defaults", c.Before)
+			}
+			if err := revert(testCtx(t)); err != nil {
+				t.Error(err)
+			}
+			on, _, _, err := newKnob(t, "fsync", Settings{"mode": "on"}).Apply(testCtx(t), Env{}, got)
+			if err != nil || on.SyncOff() {
+				t.Errorf("mode on after off: Sync %q, err %v; want syncs back on", on.Sync, err)
+			}
+		})
+	}
+}
+
+// What perfbisect does not run itself it cannot restart: the step is
+// unavailable, and the reason says what to do instead.
+func TestFsyncUnmanagedWorkload(t *testing.T) {
+	existing := probe.DefaultFor("sysbench")
+	existing.DB, existing.DBHost = probe.DBExisting, "db1"
+	fio := probe.DefaultFor("fio")
+	fio.Args = "--rw=write"
+	for want, w := range map[string]probe.Spec{"shell knob whose commands restart it": existing, "leave out --fsync": fio} {
+		_, err := newKnob(t, "fsync", nil).Plan(testCtx(t), Env{}, w)
+		wantUnavailable(t, err, want)
+	}
 }

@@ -66,6 +66,10 @@ type tmpfsPlan struct {
 	base   string     // where the fresh directory goes
 	prefix string     // its name before the random part
 	size   probe.Size // the tmpfs size (mount only)
+	// mode of the directories it makes: 0700, or 0711 for a managed
+	// PostgreSQL, whose server runs as the postgres user and must reach
+	// its data dir through them.
+	mode   os.FileMode
 	change Change
 }
 
@@ -75,12 +79,18 @@ func (k *tmpfs) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error)
 }
 
 func (k *tmpfs) plan(env Env, w probe.Spec) (tmpfsPlan, error) {
+	if w.IsDatabase() && !w.Managed() {
+		return tmpfsPlan{}, &Unavailable{Knob: "tmpfs", Reason: fmt.Sprintf("the existing %s server's data is not perfbisect's to move: copy it to a tmpfs and point the server there by hand (a manual step), or use a managed server", w.Server)}
+	}
 	dir, m, err := dataMount(w)
 	if err != nil {
 		return tmpfsPlan{}, fmt.Errorf("tmpfs: %v", err)
 	}
 	need := workloadBytes(w)
-	p := tmpfsPlan{mount: env.Root, size: k.sizeFor(w)}
+	p := tmpfsPlan{mount: env.Root, size: k.sizeFor(w), mode: 0o700}
+	if w.Managed() && w.Server == probe.ServerPostgreSQL {
+		p.mode = 0o711
+	}
 	if p.mount {
 		if need > p.size {
 			return p, fmt.Errorf("tmpfs: size %v cannot hold the workload's %d × %v files (set size to at least %v)", p.size, w.Threads, w.FileSize, need)
@@ -107,26 +117,30 @@ func (k *tmpfs) plan(env Env, w probe.Spec) (tmpfsPlan, error) {
 // describe says what Apply does with the directory dir.
 func (p tmpfsPlan) describe(dir string) Change {
 	data := filepath.Join(dir, "data")
+	mode := fmt.Sprintf("%04o", p.mode)
 	if !p.mount {
 		return Change{
 			Knob: "tmpfs",
 			Do: []string{
-				command("mkdir", "-m", "0700", dir) + " (not root: no tmpfs of its own can be mounted, so the shared " + shmDir + " tmpfs is used, bounded only by its own size)",
-				command("mkdir", "-m", "0700", data),
+				command("mkdir", "-m", mode, dir) + " (not root: no tmpfs of its own can be mounted, so the shared " + shmDir + " tmpfs is used, bounded only by its own size)",
+				command("mkdir", "-m", mode, data),
 				"run the workload with --dir " + shellQuote(data),
 			},
 			Undo: []string{command("rm", "-rf", dir)},
 		}
 	}
+	do := []string{command("mkdir", "-p", "-m", mode, p.base)}
+	if p.mode != 0o700 {
+		do = append(do, command("chmod", "go+x", p.base)+" (the postgres user must reach the data dir; nothing in it becomes readable)")
+	}
 	return Change{
 		Knob: "tmpfs",
-		Do: []string{
-			command("mkdir", "-p", "-m", "0700", p.base),
-			command("mkdir", "-m", "0700", dir),
-			command("mount", "-t", "tmpfs", "-o", tmpfsOptions(p.size)+",nosuid,nodev", "tmpfs", dir),
-			command("mkdir", "-m", "0700", data),
-			"run the workload with --dir " + shellQuote(data),
-		},
+		Do: append(do,
+			command("mkdir", "-m", mode, dir),
+			command("mount", "-t", "tmpfs", "-o", tmpfsOptions(p.size, p.mode)+",nosuid,nodev", "tmpfs", dir),
+			command("mkdir", "-m", mode, data),
+			"run the workload with --dir "+shellQuote(data),
+		),
 		Undo: []string{command("umount", dir), command("rmdir", dir)},
 	}
 }
@@ -136,8 +150,13 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 	if err != nil {
 		return w, p.change, nil, err
 	}
-	if err := os.MkdirAll(p.base, 0o700); err != nil {
+	if err := os.MkdirAll(p.base, p.mode); err != nil {
 		return w, p.change, nil, fmt.Errorf("tmpfs: create %s: %v", p.base, unwrapPath(err))
+	}
+	if p.mode != 0o700 {
+		if err := traversable(p.base); err != nil {
+			return w, p.change, nil, fmt.Errorf("tmpfs: %v", err)
+		}
 	}
 	// The mount table names the real path: /var/run may be a link to /run.
 	base, err := filepath.EvalSymlinks(p.base)
@@ -151,6 +170,10 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 	if err != nil {
 		return w, p.change, nil, fmt.Errorf("tmpfs: create a directory in %s: %v", p.base, unwrapPath(err))
 	}
+	if err := os.Chmod(dir, p.mode); err != nil {
+		os.Remove(dir)
+		return w, p.change, nil, fmt.Errorf("tmpfs: %v", err)
+	}
 	change := p.describe(dir)
 	change.Settings, change.Before = p.change.Settings, p.change.Before
 	r := &tmpfsRevert{dir: dir, mounted: p.mount}
@@ -160,7 +183,7 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 	}
 
 	if p.mount {
-		opts := tmpfsOptions(p.size)
+		opts := tmpfsOptions(p.size, p.mode)
 		if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
 			r.mounted = false
 			hint := ""
@@ -184,6 +207,9 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 	data := filepath.Join(dir, "data")
 	if err := os.Mkdir(data, 0o700); err != nil {
 		return fail(fmt.Errorf("tmpfs: create %s: %v", data, unwrapPath(err)))
+	}
+	if err := os.Chmod(data, p.mode); err != nil {
+		return fail(fmt.Errorf("tmpfs: %v", err))
 	}
 	w.Dir = data
 	return w, change, revert, nil
@@ -252,8 +278,16 @@ func (k *tmpfs) sizeFor(w probe.Spec) probe.Size {
 	if k.size > 0 {
 		return roundPage(k.size)
 	}
+	if w.Managed() {
+		return dbTmpfs
+	}
 	return roundPage(max(minTmpfs, 2*workloadBytes(w)))
 }
+
+// dbTmpfs is the default size for a managed database's data dir (a fresh
+// MariaDB with a small sysbench table takes some 200 MB, PostgreSQL at
+// pgbench scale 10 some 250 MB): a bound, not an allocation.
+const dbTmpfs = probe.GiB
 
 // workloadBytes is what the workload writes to its data dir: one file per
 // writer for the fsync probe; unknown (0) for other workloads.
@@ -273,7 +307,7 @@ func roundPage(n probe.Size) probe.Size {
 
 // tmpfsOptions are the mount options for a tmpfs of the given size, in the
 // units mount(8) takes.
-func tmpfsOptions(size probe.Size) string {
+func tmpfsOptions(size probe.Size, mode os.FileMode) string {
 	s := strconv.FormatInt(int64(size), 10)
 	for _, u := range []struct {
 		unit string
@@ -284,7 +318,7 @@ func tmpfsOptions(size probe.Size) string {
 			break
 		}
 	}
-	return "size=" + s + ",mode=0700"
+	return "size=" + s + fmt.Sprintf(",mode=%04o", mode)
 }
 
 // stateDir is where knobs create what they need.
@@ -325,4 +359,18 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// traversable gives others search (x) permission on dir, which perfbisect
+// made for its own state, so a server running as another user (postgres)
+// can reach a data dir below it. Listing it stays forbidden.
+func traversable(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	if fi.Mode().Perm()&0o011 == 0o011 {
+		return nil
+	}
+	return os.Chmod(dir, fi.Mode().Perm()|0o011)
 }

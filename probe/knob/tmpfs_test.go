@@ -221,7 +221,7 @@ func TestTmpfsOptions(t *testing.T) {
 		4097:            "size=4097,mode=0700",
 	}
 	for size, want := range uu {
-		if got := tmpfsOptions(size); got != want {
+		if got := tmpfsOptions(size, 0o700); got != want {
 			t.Errorf("tmpfsOptions(%v) = %s, want %s", size, got, want)
 		}
 	}
@@ -249,4 +249,39 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A managed PostgreSQL runs as the postgres user: the tmpfs and the
+// directories to it must let that user through (0711), and the plan says
+// so. An existing server's data is not perfbisect's to move.
+func TestTmpfsDatabase(t *testing.T) {
+	testutil.RequireRoot(t)
+	ctx := testCtx(t)
+	env := Env{StateDir: filepath.Join(t.TempDir(), "state"), Root: true}
+	if err := os.Mkdir(env.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := probe.DefaultFor(probe.WorkloadPgbench)
+	w.Dir = t.TempDir()
+	got, c, revert, err := newKnob(t, "tmpfs", nil).Apply(ctx, env, w)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	t.Cleanup(func() { revert(ctx) })
+	if !contains(c.Do, "mount -t tmpfs -o size=1g,mode=0711,nosuid,nodev tmpfs "+filepath.Dir(got.Dir)) {
+		t.Errorf("Do = %q, want a 1g tmpfs with mode 0711", c.Do)
+	}
+	for _, d := range []string{env.StateDir, filepath.Dir(got.Dir), got.Dir} {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o011 != 0o011 || fi.Mode().Perm()&0o044 != 0 {
+			t.Errorf("%s: mode %v (err %v), want others to pass through but not list it", d, fi.Mode().Perm(), err)
+		}
+	}
+	if err := revert(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	w.DB, w.DBHost = probe.DBExisting, "db1"
+	_, err = newKnob(t, "tmpfs", nil).Plan(ctx, env, w)
+	wantUnavailable(t, err, "not perfbisect's to move")
 }
