@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -48,7 +49,9 @@ type Conn struct {
 	Database string `json:"database"` // exists when Start returns ("sbtest" for MariaDB/MySQL, "pgbench" for PostgreSQL)
 }
 
-// Server is a running managed server.
+// Server is a running managed server. Settings lists what bears on its
+// performance (memory and durability), the defaults it was given explicitly
+// included; where its files and socket are is said by DataDir and Conn.
 type Server struct {
 	Conn     Conn
 	DataDir  string
@@ -86,6 +89,10 @@ type driver interface {
 }
 
 const (
+	// initTimeout bounds the initialization of a data dir, which takes a
+	// second or two but writes and syncs a few hundred files: an emulated
+	// gp2 volume allows 100 IOPS.
+	initTimeout = 5 * time.Minute
 	// startTimeout bounds how long a server may take to answer.
 	startTimeout = 60 * time.Second
 	// stopTimeout bounds a clean shutdown before the server is killed.
@@ -102,7 +109,7 @@ var errStartTimeout = errors.New("the server did not answer in time")
 // Start creates a data dir in opt.Dir, initializes it (mariadb-install-db /
 // mysqld --initialize-insecure / initdb --auth=trust), starts the server
 // listening only on a unix socket inside its data dir (MariaDB/MySQL:
-// --skip-networking; PostgreSQL: listen_addresses='' and
+// --skip-networking; PostgreSQL: an empty listen_addresses and
 // unix_socket_directories=<datadir>), waits until it answers (bounded by ctx
 // and by one minute, with an error quoting the server log's last lines),
 // creates the benchmark database, and returns it. On any failure it has
@@ -117,7 +124,7 @@ var errStartTimeout = errors.New("the server did not answer in time")
 // runs in its own process group, so a Ctrl-C in the terminal reaches
 // perfbisect only, which then calls Stop.
 func Start(ctx context.Context, opt Options) (*Server, error) {
-	if err := Require(opt.Kind); err != nil {
+	if err := checkKind(opt.Kind); err != nil {
 		return nil, err
 	}
 	parent, err := checkDir(opt.Dir)
@@ -131,24 +138,39 @@ func Start(ctx context.Context, opt Options) (*Server, error) {
 	default:
 		err = s.createMySQL(opt.Kind, parent)
 	}
+	if missing := (*missingError)(nil); errors.As(err, &missing) {
+		return nil, err // it says it all
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start a managed %s server: %w", opt.Kind, err)
 	}
-	if err := s.start(ctx, opt); err != nil {
-		// The caller's ctx may be done; cleaning up must not depend on it.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		defer cancel()
-		if stopErr := s.stop(cctx, 0); stopErr != nil {
-			err = errors.Join(err, stopErr)
-		}
+	if err := s.launch(ctx, opt); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// start does the part of Start that needs cleaning up after when it fails.
+// launch initializes the data dir and starts the server; when it fails, it
+// kills what it started and removes the data dir.
+func (s *Server) launch(ctx context.Context, opt Options) error {
+	err := s.start(ctx, opt)
+	if err == nil {
+		return nil
+	}
+	// The caller's ctx may be done; cleaning up must not depend on it.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	defer cancel()
+	if stopErr := s.stop(cctx, 0); stopErr != nil {
+		err = errors.Join(err, stopErr)
+	}
+	return err
+}
+
 func (s *Server) start(ctx context.Context, opt Options) error {
-	if err := s.drv.initialize(ctx); err != nil {
+	ictx, cancel := context.WithTimeoutCause(ctx, initTimeout,
+		fmt.Errorf("it did not finish within %s", initTimeout))
+	defer cancel()
+	if err := s.drv.initialize(ictx); err != nil {
 		return err
 	}
 	s.Settings = s.drv.settings(opt.NoSync)
@@ -194,12 +216,12 @@ func (s *Server) waitReady(ctx context.Context, name string) error {
 		}
 		select {
 		case <-s.proc.done:
-			return fmt.Errorf("start %s in %s: it exited (%v) before answering; its log ends:\n%s",
-				name, s.DataDir, s.proc.exitErr(), s.proc.log.tail())
+			return fmt.Errorf("start %s in %s: it exited (%v) before answering%s",
+				name, s.DataDir, s.proc.exitErr(), s.proc.log.ends("log"))
 		case <-ctx.Done():
 			if context.Cause(ctx) == errStartTimeout {
-				return fmt.Errorf("start %s in %s: it did not answer within %s (last try: %v); its log ends:\n%s",
-					name, s.DataDir, startTimeout, last, s.proc.log.tail())
+				return fmt.Errorf("start %s in %s: it did not answer within %s (last try: %v)%s",
+					name, s.DataDir, startTimeout, last, s.proc.log.ends("log"))
 			}
 			return fmt.Errorf("start %s in %s: %w", name, s.DataDir, ctx.Err())
 		case <-tick.C:
@@ -275,7 +297,8 @@ func checkKind(kind string) error {
 	if slices.Contains(Kinds(), kind) {
 		return nil
 	}
-	return fmt.Errorf("unknown database server kind %q (use %s)", kind, strings.Join(Kinds(), ", "))
+	k := Kinds()
+	return fmt.Errorf("unknown database server kind %q (use %s or %s)", kind, strings.Join(k[:len(k)-1], ", "), k[len(k)-1])
 }
 
 // checkDir checks that dir exists and is a directory, and returns it absolute:

@@ -121,9 +121,9 @@ func runTool(ctx context.Context, spec *execSpec) (string, error) {
 	}
 	if err := <-waited; err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("%s: %w", spec.name(), context.Cause(ctx))
+			err = context.Cause(ctx)
 		}
-		return "", fmt.Errorf("%s: %w; its output ends:\n%s", spec.name(), err, all.tail())
+		return "", fmt.Errorf("%s: %w%s", spec.name(), err, all.ends("output"))
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -250,19 +250,30 @@ func (l *logTail) add(line string) {
 	l.n++
 }
 
-// tail returns the last lines, indented, for an error message.
+// tail returns the last lines, indented, for an error message, or "".
 func (l *logTail) tail() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	room := tailLines
+	if len(l.partial) > 0 {
+		room--
+	}
 	var b strings.Builder
-	for i := max(0, l.n-tailLines); i < l.n; i++ {
+	for i := max(0, l.n-room); i < l.n; i++ {
 		b.WriteString("    " + l.lines[i%tailLines] + "\n")
 	}
 	if len(l.partial) > 0 {
 		b.WriteString("    " + string(l.partial) + "\n")
 	}
-	if b.Len() == 0 {
-		return "    (nothing)"
-	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// ends ends an error message with the tail, of the program's "output" or
+// "log".
+func (l *logTail) ends(what string) string {
+	t := l.tail()
+	if t == "" {
+		return " (its " + what + " is empty)"
+	}
+	return "; its " + what + " ends:\n" + t
 }

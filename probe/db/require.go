@@ -88,7 +88,7 @@ func findMySQL(kind string) (mysqlBins, error) {
 		find(&b.client, "mysql")
 	}
 	if len(missing) > 0 {
-		return b, missingError(kind, missing, "on PATH or in "+strings.Join(sbinDirs, ", "))
+		return b, &missingError{kind, missing, "on PATH or in " + strings.Join(sbinDirs, ", ")}
 	}
 	return b, nil
 }
@@ -127,7 +127,7 @@ func findPostgres() (pgBins, error) {
 		if !isExecutable(b.psql) {
 			p, ok := lookPath("psql", nil)
 			if !ok {
-				return b, missingError(PostgreSQL, []string{"psql"}, "on PATH or in "+d)
+				return b, &missingError{PostgreSQL, []string{"psql"}, "on PATH or in " + d}
 			}
 			b.psql = p
 		}
@@ -144,17 +144,24 @@ func findPostgres() (pgBins, error) {
 		// Each exists somewhere, but never initdb and postgres side by side.
 		missing = []string{"initdb", "postgres"}
 	}
-	return pgBins{}, missingError(PostgreSQL, missing, "on PATH or in "+strings.Join(pgDirGlobs, ", "))
+	return pgBins{}, &missingError{PostgreSQL, missing, "on PATH or in " + strings.Join(pgDirGlobs, ", ")}
 }
 
-func missingError(kind string, missing []string, where string) error {
+// missingError says which binaries a kind lacks and what to install.
+type missingError struct {
+	kind    string
+	missing []string
+	where   string // where they were looked for
+}
+
+func (e *missingError) Error() string {
 	them := "it"
-	if len(missing) > 1 {
+	if len(e.missing) > 1 {
 		them = "them"
 	}
-	p := packages[kind]
-	return fmt.Errorf("a managed %s server needs %s, not found %s: install %s with \"apt install %s\" (Debian/Ubuntu) or \"dnf install %s\" (RHEL/Fedora)",
-		kind, strings.Join(missing, ", "), where, them, p[0], p[1])
+	p := packages[e.kind]
+	return fmt.Sprintf("a managed %s server needs %s, not found %s: install %s with \"apt install %s\" (Debian/Ubuntu) or \"dnf install %s\" (RHEL/Fedora)",
+		e.kind, strings.Join(e.missing, ", "), e.where, them, p[0], p[1])
 }
 
 // lookPath finds name on PATH, then in dirs.

@@ -1,0 +1,537 @@
+package db
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests start real servers; there are no fakes of mariadbd or postgres.
+
+// requireKind skips (fails in CI) when kind's binaries are not installed.
+func requireKind(t *testing.T, kind string) {
+	t.Helper()
+	if err := Require(kind); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// serverDir is a directory the postgres user can reach: t.TempDir and its
+// parent are 0700.
+func serverDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func start(t *testing.T, opt Options) *Server {
+	t.Helper()
+	begin := time.Now()
+	s, err := Start(t.Context(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s started in %s: %s, settings %q", opt.Kind, time.Since(begin).Round(time.Millisecond), s.Version, s.Settings)
+	t.Cleanup(func() {
+		if err := s.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// client runs the kind's own command-line client with nothing but Conn, as
+// a benchmark tool would connect.
+func client(t *testing.T, c Conn, sql string) string {
+	t.Helper()
+	var cmd *exec.Cmd
+	switch c.Kind {
+	case PostgreSQL:
+		bins, err := findPostgres()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.CommandContext(t.Context(), bins.psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+			"-h", c.Socket, "-p", strconv.Itoa(c.Port), "-U", c.User, "-d", c.Database, "-c", sql)
+	default:
+		bins, err := findMySQL(c.Kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.CommandContext(t.Context(), bins.client, "--no-defaults", "--socket="+c.Socket,
+			"-u", c.User, "-N", "-B", c.Database, "-e", sql)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// show returns the value of a server setting as the server reports it.
+func show(t *testing.T, s *Server, name string) string {
+	t.Helper()
+	sql := "SHOW " + name
+	if s.Conn.Kind != PostgreSQL {
+		sql = fmt.Sprintf("SELECT @@GLOBAL.%s", name)
+	}
+	v, err := s.Query(t.Context(), sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// procStat returns the fields of /proc/<pid>/stat after the command name
+// (state, ppid, pgrp, …), or nil when there is no such process.
+func procStat(pid string) []string {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
+}
+
+// gone reports whether no process has pid, or only its zombie: an orphan
+// killed with its parent waits for PID 1 to reap it, and PID 1 in a container
+// may be slow to.
+func gone(pid int) bool {
+	f := procStat(strconv.Itoa(pid))
+	return f == nil || f[0] == "Z"
+}
+
+// groupMembers lists the live (not zombie) processes in process group pgid.
+func groupMembers(t *testing.T, pgid int) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, e := range entries {
+		if f := procStat(e.Name()); len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+func waitGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !gone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs %s later", pid, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestServer(t *testing.T) {
+	// What each kind reports for its settings: name -> value, when syncs
+	// are on and off.
+	want := map[string]map[bool]map[string]string{
+		MariaDB: {
+			false: {"innodb_flush_log_at_trx_commit": "1", "innodb_flush_method": "O_DIRECT", "innodb_buffer_pool_size": "134217728"},
+			true:  {"innodb_flush_log_at_trx_commit": "0", "sync_binlog": "0", "innodb_flush_method": "nosync", "innodb_buffer_pool_size": "134217728"},
+		},
+		PostgreSQL: {
+			false: {"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on", "shared_buffers": "128MB"},
+			true:  {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "shared_buffers": "128MB"},
+		},
+	}
+	for _, kind := range []string{MariaDB, PostgreSQL} {
+		for _, noSync := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/nosync=%t", kind, noSync), func(t *testing.T) {
+				t.Parallel()
+				requireKind(t, kind)
+				dir := serverDir(t)
+				var log lockedBuffer
+				s := start(t, Options{Kind: kind, Dir: dir, NoSync: noSync, Log: &log})
+
+				if s.Version == "" {
+					t.Error("Version is empty")
+				}
+				if filepath.Dir(s.DataDir) != dir || !strings.HasPrefix(filepath.Base(s.DataDir), "perfbisect-"+kind+"-") {
+					t.Errorf("DataDir = %s, want %s/perfbisect-%s-*", s.DataDir, dir, kind)
+				}
+				if got := client(t, s.Conn, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO t VALUES (1, 'written'); SELECT v FROM t"); got != "written" {
+					t.Errorf("select after insert returned %q, want %q", got, "written")
+				}
+				for name, v := range want[kind][noSync] {
+					if got := show(t, s, name); !strings.EqualFold(got, v) {
+						t.Errorf("%s = %s, want %s", name, got, v)
+					}
+				}
+				if noSync {
+					for _, so := range SyncOff(kind) {
+						if !strings.Contains(strings.Join(s.Settings, " "), so) {
+							t.Errorf("Settings %q lack %s", s.Settings, so)
+						}
+					}
+				}
+				if log.Len() == 0 {
+					t.Error("Options.Log received nothing from the server")
+				}
+
+				pid := s.proc.pid
+				begin := time.Now()
+				if err := s.Stop(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("stopped in %s", time.Since(begin).Round(time.Millisecond))
+				if _, err := os.Stat(s.DataDir); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("data dir %s is still there after Stop (stat: %v)", s.DataDir, err)
+				}
+				if !gone(pid) {
+					t.Errorf("%s (pid %d) still runs after Stop", kind, pid)
+				}
+				if left := groupMembers(t, pid); len(left) > 0 {
+					t.Errorf("process group %d still has members after Stop: %v", pid, left)
+				}
+				if err := s.Stop(t.Context()); err != nil {
+					t.Errorf("second Stop: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// lockedBuffer lets a test read what the server's log goroutine writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+// TestMySQLKind runs the mysql kind with whatever mysqld is installed: on
+// Debian it is MariaDB's, and the server must say so.
+func TestMySQLKind(t *testing.T) {
+	requireKind(t, MySQL)
+	s := start(t, Options{Kind: MySQL, Dir: serverDir(t), NoSync: true})
+	if s.Conn.Kind != MySQL {
+		t.Errorf("Conn.Kind = %q, want %q", s.Conn.Kind, MySQL)
+	}
+	if got := client(t, s.Conn, "SELECT DATABASE()"); got != "sbtest" {
+		t.Errorf("DATABASE() = %q, want sbtest", got)
+	}
+	if got := show(t, s, "innodb_flush_log_at_trx_commit"); got != "0" {
+		t.Errorf("innodb_flush_log_at_trx_commit = %s with NoSync, want 0", got)
+	}
+}
+
+// TestStopAfterCrash kills PostgreSQL's postmaster behind Stop's back: its
+// backends must not outlive Stop, nor may its data dir.
+func TestStopAfterCrash(t *testing.T) {
+	requireKind(t, PostgreSQL)
+	s := start(t, Options{Kind: PostgreSQL, Dir: serverDir(t)})
+	pid := s.proc.pid
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.proc.done
+	if err := s.Stop(t.Context()); err != nil {
+		t.Fatalf("Stop after a crash: %v", err)
+	}
+	if _, err := os.Stat(s.DataDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data dir %s is still there after Stop", s.DataDir)
+	}
+	// SIGKILL is delivered at once, but a process on its way out may still
+	// be seen for a moment.
+	deadline := time.Now().Add(5 * time.Second)
+	for left := groupMembers(t, pid); len(left) > 0; left = groupMembers(t, pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d still has members after Stop: %v", pid, left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFailedStart makes each server refuse to start: the error quotes its
+// log, and nothing is left behind.
+func TestFailedStart(t *testing.T) {
+	for _, kind := range []string{MariaDB, PostgreSQL} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			requireKind(t, kind)
+			dir := serverDir(t)
+			parent, err := checkDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &Server{}
+			if kind == PostgreSQL {
+				err = s.createPostgres(parent)
+			} else {
+				err = s.createMySQL(kind, parent)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.drv = badSetting{s.drv}
+			err = s.launch(t.Context(), Options{Kind: kind, Dir: dir})
+			if err == nil {
+				s.Stop(context.Background())
+				t.Fatal("a server with an unknown setting started")
+			}
+			t.Log(err)
+			for _, w := range []string{"it exited", s.DataDir, "no_such_setting"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Errorf("%s holds %d entries after a failed start, want none", dir, len(left))
+			}
+			if !gone(s.proc.pid) {
+				t.Errorf("pid %d still runs after a failed start", s.proc.pid)
+			}
+		})
+	}
+}
+
+// badSetting makes a server refuse to start.
+type badSetting struct{ driver }
+
+func (b badSetting) settings(bool) []string { return []string{"no_such_setting=1"} }
+
+func TestStartErrors(t *testing.T) {
+	requireKind(t, MariaDB)
+	missing := filepath.Join(t.TempDir(), "missing")
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	cases := map[string]struct {
+		ctx  context.Context
+		opt  Options
+		want []string
+	}{
+		"missing dir": {t.Context(), Options{Kind: MariaDB, Dir: missing}, []string{missing, "does not exist"}},
+		"no dir":      {t.Context(), Options{Kind: MariaDB}, []string{"no directory"}},
+		"not a dir":   {t.Context(), Options{Kind: MariaDB, Dir: file}, []string{file, "not a directory"}},
+		"bad kind":    {t.Context(), Options{Kind: "oracle", Dir: empty}, []string{`"oracle"`, "mariadb, mysql or postgresql"}},
+		"cancelled":   {cancelled, Options{Kind: MariaDB, Dir: empty}, []string{"context canceled"}},
+		"long path": {t.Context(), Options{Kind: MariaDB, Dir: longDir(t)},
+			[]string{"more than the 107"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := Start(c.ctx, c.opt)
+			if err == nil {
+				s.Stop(context.Background())
+				t.Fatal("Start succeeded")
+			}
+			t.Log(err)
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+			if c.opt.Dir != "" {
+				if left, _ := os.ReadDir(c.opt.Dir); len(left) != 0 {
+					t.Errorf("%s holds %d entries after a failed start, want none", c.opt.Dir, len(left))
+				}
+			}
+		})
+	}
+}
+
+// longDir is a directory whose path leaves no room for a socket name.
+func longDir(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestUnreachableDir: as root, PostgreSQL runs as postgres, which cannot
+// enter a 0700 root directory; Start must say which and what to do.
+func TestUnreachableDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root runs PostgreSQL as another user")
+	}
+	requireKind(t, PostgreSQL)
+	dir := serverDir(t)
+	locked := filepath.Join(dir, "locked")
+	if err := os.Mkdir(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(t.Context(), Options{Kind: PostgreSQL, Dir: locked})
+	if err == nil {
+		t.Fatal("Start succeeded in a directory postgres cannot enter")
+	}
+	t.Log(err)
+	for _, w := range []string{"cannot enter " + locked, "chmod o+x " + locked} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q: %v", w, err)
+		}
+	}
+	if left, _ := os.ReadDir(locked); len(left) != 0 {
+		t.Errorf("%s holds %d entries after a failed start, want none", locked, len(left))
+	}
+}
+
+func TestRequire(t *testing.T) {
+	err := Require("nosuch")
+	if err == nil {
+		t.Fatal(`Require("nosuch") succeeded`)
+	}
+	for _, k := range Kinds() {
+		if !strings.Contains(err.Error(), k) {
+			t.Errorf("error does not name kind %s: %v", k, err)
+		}
+	}
+	for _, k := range Kinds() {
+		if SyncOff(k) == nil {
+			t.Errorf("SyncOff(%q) is empty", k)
+		}
+	}
+	if SyncOff("nosuch") != nil {
+		t.Errorf("SyncOff(nosuch) = %q, want nil", SyncOff("nosuch"))
+	}
+}
+
+// TestRequireMissing runs Require with an empty PATH and no fallback
+// directories: the error names each binary and its package.
+func TestRequireMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	saveSbin, savePG := sbinDirs, pgDirGlobs
+	sbinDirs, pgDirGlobs = nil, nil
+	t.Cleanup(func() { sbinDirs, pgDirGlobs = saveSbin, savePG })
+
+	cases := map[string][]string{
+		MariaDB:    {"mariadbd", "mariadb-install-db", "apt install mariadb-server", "dnf install mariadb-server"},
+		MySQL:      {"mysqld", "mysql", "apt install mysql-server", "dnf install mysql-server"},
+		PostgreSQL: {"initdb", "postgres", "psql", "apt install postgresql", "dnf install postgresql-server"},
+	}
+	for kind, want := range cases {
+		err := Require(kind)
+		if err == nil {
+			t.Errorf("Require(%s) succeeded with an empty PATH", kind)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Require(%s): error lacks %q: %v", kind, w, err)
+			}
+		}
+	}
+}
+
+func TestVersionDirs(t *testing.T) {
+	root := t.TempDir()
+	for _, v := range []string{"9.6", "15", "16", "10", "x"} {
+		if err := os.MkdirAll(filepath.Join(root, v, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := versionDirs(filepath.Join(root, "*", "bin"))
+	var names []string
+	for _, d := range got {
+		names = append(names, filepath.Base(filepath.Dir(d)))
+	}
+	if want := "16 15 10 9.6 x"; strings.Join(names, " ") != want {
+		t.Errorf("versionDirs order = %s, want %s", strings.Join(names, " "), want)
+	}
+}
+
+func TestLogTail(t *testing.T) {
+	var out strings.Builder
+	l := newLogTail(&out)
+	for i := range 15 {
+		fmt.Fprintf(l, "line %d\r\n", i)
+	}
+	l.Write([]byte("half"))
+	if got := strings.Count(out.String(), "\n"); got != 15 {
+		t.Errorf("out got %d lines, want 15 (the partial one held back)", got)
+	}
+	tail := l.tail()
+	if strings.Contains(tail, "line 5\n") || !strings.Contains(tail, "line 6\n") || !strings.HasSuffix(tail, "half") {
+		t.Errorf("tail = %q, want lines 6 to 14 and the partial one", tail)
+	}
+	if strings.Contains(tail, "\r") {
+		t.Errorf("tail keeps carriage returns: %q", tail)
+	}
+}
+
+// TestServerDiesWithPerfbisect starts a server from a child test process and
+// kills that process with SIGKILL: the server must not outlive it.
+func TestServerDiesWithPerfbisect(t *testing.T) {
+	if dir := os.Getenv("PERFBISECT_DB_TEST_DIR"); dir != "" {
+		s, err := Start(context.Background(), Options{Kind: MariaDB, Dir: dir})
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println(s.proc.pid, s.DataDir)
+		select {} // until killed
+	}
+	requireKind(t, MariaDB)
+	dir := serverDir(t)
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestServerDiesWithPerfbisect$")
+	cmd.Env = append(os.Environ(), "PERFBISECT_DB_TEST_DIR="+dir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("child: %v (read %q)", err, line)
+	}
+	var pid int
+	var dataDir string
+	if _, err := fmt.Sscan(line, &pid, &dataDir); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("child said %q: %v", line, err)
+	}
+	if gone(pid) {
+		t.Fatalf("server pid %d is not running", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, pid, 10*time.Second)
+	// Nothing removes the data dir of a killed perfbisect; t.TempDir's
+	// cleanup does here.
+}
