@@ -22,11 +22,13 @@ func newImportCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "import FILE",
 		Short: "Turn saved sysbench, pgbench or fio output into per-second samples",
 		Long: `import reads the saved output of sysbench (1.x or 0.5, --report-interval=1),
-pgbench (-P 1, from its stderr) or fio (--output-format=json, with
---status-interval=1 for per-second numbers, or a --write_iops_log written with
+pgbench (-P 1, from its stderr) or fio (--output-format=json or json+, with
+--status-interval=1 for per-second numbers, json+ adding per-second latency
+percentiles; or an iops, bandwidth or latency log written with
 --log_avg_msec=1000) and writes its seconds and a summary as JSON Lines, the
 format of 'perfbisect probe --json'. Only fields the tool really reports are
-filled in; notes on what is missing go to stderr.`,
+filled in, and each sample says which ("real"); notes on what is missing go
+to stderr.`,
 		Example: `  perfbisect import sysbench.txt
   pgbench -P 1 -T 60 2> pgbench.txt; perfbisect import pgbench.txt
   perfbisect import --format fio-log etcd_iops.1.log`,
@@ -75,8 +77,12 @@ func runImport(file, format string, stdout, stderr io.Writer) error {
 	}
 	sum := res.Summary
 	if sum == nil {
-		sum = summarize(res)
-		fmt.Fprintf(stderr, "%s: no summary in the file: computed from %d samples (percentiles are medians of the per-second values)\n", res.Tool, len(res.Samples))
+		var notes []string
+		sum, notes = summarize(res)
+		fmt.Fprintf(stderr, "%s: no summary in the file: computed from %d samples (percentiles are medians of the per-second values, the mean latency is weighted by operations)\n", res.Tool, len(res.Samples))
+		for _, n := range notes {
+			fmt.Fprintf(stderr, "%s: %s\n", res.Tool, n)
+		}
 	}
 	if err := enc.Summary(*sum); err != nil {
 		return failure(err)
@@ -100,50 +106,84 @@ func fioLogKind(file string) string {
 }
 
 // summarize computes a summary from the samples when the tool gave none:
-// each sample is one second; percentiles are medians of the per-second
-// values, and only of the fields the tool really gave.
-func summarize(res *parse.Result) *probe.Summary {
+// each sample is one second, and each field is computed only from the
+// samples that really have it. Percentiles are medians of the per-second
+// values; the mean latency is the mean of the seconds' means weighted by
+// their operations, which is the mean of every operation. The notes say
+// where it could do no better.
+func summarize(res *parse.Result) (*probe.Summary, []string) {
 	ss := res.Samples
 	sum := &probe.Summary{
 		DurationS: float64(len(ss)),
 		Ended:     probe.EndCompleted,
 		Workload:  probe.Spec{Workload: res.Tool},
 	}
-	real := func(f string) bool { return slices.Contains(res.Real, f) }
-	var ops, mib float64
+	var notes []string
+	var ops, mib, latOps, latSum, avgSum float64
+	var nOps, nMiB, nAvg int
 	for _, s := range ss {
-		ops += s.OpsPerS
-		mib += s.MiBPerS
-		if real(parse.FieldErrors) {
+		if v, ok := s.Get(probe.FieldOps); ok {
+			ops += v
+			nOps++
+			if lat, ok := s.Get(probe.FieldAvg); ok {
+				latOps += v
+				latSum += lat * v
+			}
+		}
+		if v, ok := s.Get(probe.FieldAvg); ok {
+			avgSum += v
+			nAvg++
+		}
+		if v, ok := s.Get(probe.FieldMiB); ok {
+			mib += v
+			nMiB++
+		}
+		if _, ok := s.Get(probe.FieldErrors); ok {
 			sum.Errors += s.Errors
+			sum.Real |= probe.FieldErrors
 		}
-		if real(parse.FieldMax) {
-			sum.MaxMs = math.Max(sum.MaxMs, s.MaxMs)
+		if v, ok := s.Get(probe.FieldMax); ok {
+			sum.MaxMs = math.Max(sum.MaxMs, v)
+			sum.Real |= probe.FieldMax
 		}
 	}
-	if len(ss) > 0 {
+	if nOps > 0 {
 		sum.Ops = int64(math.Round(ops))
-		sum.OpsPerS = ops / float64(len(ss))
-		if real(parse.FieldMiBPerS) {
-			sum.MiBPerS = mib / float64(len(ss))
-		}
+		sum.OpsPerS = ops / float64(nOps)
+		sum.Real |= probe.FieldOps
 	}
-	median := func(f string, get func(probe.Sample) float64) float64 {
-		if !real(f) || len(ss) == 0 {
+	if nMiB > 0 {
+		sum.MiBPerS = mib / float64(nMiB)
+		sum.Real |= probe.FieldMiB
+	}
+	switch {
+	case latOps > 0:
+		sum.AvgMs = latSum / latOps
+		sum.Real |= probe.FieldAvg
+	case nAvg > 0:
+		sum.AvgMs = avgSum / float64(nAvg)
+		sum.Real |= probe.FieldAvg
+		notes = append(notes, "the samples have no operation counts: the mean latency is the mean of the seconds' means, each second counted alike")
+	}
+	median := func(f probe.Field) float64 {
+		var vs []float64
+		for _, s := range ss {
+			if v, ok := s.Get(f); ok {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == 0 {
 			return 0
 		}
-		vs := make([]float64, len(ss))
-		for i, s := range ss {
-			vs[i] = get(s)
-		}
+		sum.Real |= f
 		slices.Sort(vs)
 		if n := len(vs); n%2 == 0 {
 			return (vs[n/2-1] + vs[n/2]) / 2
 		}
 		return vs[len(vs)/2]
 	}
-	sum.P50Ms = median(parse.FieldP50, func(s probe.Sample) float64 { return s.P50Ms })
-	sum.P95Ms = median(parse.FieldP95, func(s probe.Sample) float64 { return s.P95Ms })
-	sum.P99Ms = median(parse.FieldP99, func(s probe.Sample) float64 { return s.P99Ms })
-	return sum
+	sum.P50Ms = median(probe.FieldP50)
+	sum.P95Ms = median(probe.FieldP95)
+	sum.P99Ms = median(probe.FieldP99)
+	return sum, notes
 }

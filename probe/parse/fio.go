@@ -1,11 +1,10 @@
 package parse
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,8 +13,12 @@ import (
 
 type fioLat struct {
 	Max        float64            `json:"max"`
+	Mean       *float64           `json:"mean"`
 	N          float64            `json:"N"`
 	Percentile map[string]float64 `json:"percentile"`
+	// Bins is the latency histogram of --output-format=json+: the count of
+	// operations per bucket, keyed by the bucket's latency in ns.
+	Bins map[string]float64 `json:"bins"`
 }
 
 type fioDir struct {
@@ -58,81 +61,220 @@ func (d *fioDoc) totals() (fioTotals, bool) {
 	return t, len(d.Jobs) > 0 && finite(t.ms, t.ios, t.bytes) && t.ms < 1e15
 }
 
-// parseFioJSON reads fio --output-format=json, one final report or the
-// concatenated reports of --status-interval, whose numbers are cumulative.
-func parseFioJSON(data []byte) *Result {
-	r := &Result{Tool: FormatFioJSON, Real: []string{FieldOpsPerS, FieldMiBPerS}}
-	lines := splitLines(data)
-	// A report starts at a line "{" in the first column (nested objects are
-	// indented); what precedes the first is fio's chatter.
-	var starts []int
-	for i, l := range lines {
-		if strings.TrimRight(l, " \t") == "{" {
-			starts = append(starts, i)
+// hist is a latency histogram: operations per bucket, by latency in ns.
+type hist map[int64]float64
+
+// bins merges the completion-latency histograms of every job and direction
+// (json+ output); false when a job has none or one is unreadable.
+func (d *fioDoc) bins() (hist, bool) {
+	h := hist{}
+	for _, j := range d.Jobs {
+		for _, dir := range []fioDir{j.Read, j.Write} {
+			if dir.ClatNs.N > 0 && dir.ClatNs.Bins == nil {
+				return nil, false
+			}
+			for k, v := range dir.ClatNs.Bins {
+				ns, err := strconv.ParseInt(k, 10, 64)
+				if err != nil || ns < 0 || !finite(v) {
+					return nil, false
+				}
+				h[ns] += v
+			}
 		}
 	}
-	if len(starts) == 0 && len(bytes.TrimSpace(data)) > 0 {
-		r.bad(1, firstLine(data), "no fio JSON report")
+	return h, len(d.Jobs) > 0
+}
+
+// minus is the histogram of the operations of h that are not in prev.
+func (h hist) minus(prev hist) hist {
+	d := make(hist, len(h))
+	for k, v := range h {
+		if v -= prev[k]; v != 0 {
+			d[k] = v
+		}
 	}
-	var docs []fioDoc
-	var docLine []int
-	for k, s := range starts {
-		e := len(lines)
-		if k+1 < len(starts) {
-			e = starts[k+1]
+	return d
+}
+
+// percentiles returns the 50th, 95th and 99th percentiles and the maximum of
+// h in ms, as fio computes them from its buckets; false when h is empty or
+// not a histogram (a negative count: reports that do not follow each other).
+func (h hist) percentiles() (p50, p95, p99, maxMs float64, ok bool) {
+	keys := make([]int64, 0, len(h))
+	var total float64
+	for k, v := range h {
+		if v < 0 {
+			return 0, 0, 0, 0, false
 		}
-		var d fioDoc
-		if err := json.NewDecoder(strings.NewReader(strings.Join(lines[s:e], "\n"))).Decode(&d); err != nil {
-			r.bad(s+1, "{", "not a fio JSON report: "+err.Error())
-			continue
+		if v > 0 {
+			keys = append(keys, k)
+			total += v
 		}
-		if _, ok := d.totals(); !ok {
-			r.bad(s+1, "{", "a fio JSON report without jobs or with unusable numbers")
-			continue
-		}
-		docs = append(docs, d)
-		docLine = append(docLine, s+1)
 	}
-	if len(docs) == 1 {
+	if total == 0 || !finite(total) {
+		return 0, 0, 0, 0, false
+	}
+	slices.Sort(keys)
+	at := func(p float64) float64 {
+		var cum float64
+		for _, k := range keys {
+			if cum += h[k]; cum >= p/100*total {
+				return float64(k) / 1e6
+			}
+		}
+		return float64(keys[len(keys)-1]) / 1e6
+	}
+	return at(50), at(95), at(99), float64(keys[len(keys)-1]) / 1e6, true
+}
+
+// maxFioDoc bounds one report's size: json+ reports of many jobs are tens
+// of KB; anything this big is not a report being read but a runaway one.
+const maxFioDoc = 64 << 20
+
+// fioJSON reads fio --output-format=json (or json+): one final report, or
+// the reports of --status-interval, whose numbers are cumulative since the
+// start, so a second is the difference of two consecutive reports.
+type fioJSON struct {
+	doc            []string // the lines of the report being read; nil outside one
+	docLine, size  int
+	seenDoc        bool
+	first          string // the first line, for "no report"
+	firstN         int
+	docs           int // reports read
+	havePrev       bool
+	prev           fioTotals
+	prevBins       hist // nil when the previous report had no histogram
+	last           *fioDoc
+	withPct, noPct int // samples with and without latency
+}
+
+func (p *fioJSON) line(r *Result, n int, l string) []probe.Sample {
+	t := strings.TrimRight(l, " \t")
+	if p.first == "" && strings.TrimSpace(l) != "" {
+		p.first, p.firstN = strings.TrimSpace(l), n
+	}
+	switch {
+	case t == "{" && p.doc != nil:
+		r.bad(p.docLine, "{", "a fio JSON report cut short by the next one")
+		fallthrough
+	case t == "{":
+		// A report starts at a line "{" in the first column (nested
+		// objects are indented); what comes outside one is fio's chatter.
+		p.doc, p.docLine, p.size, p.seenDoc = []string{l}, n, len(l), true
+		return nil
+	case p.doc == nil:
+		return nil
+	}
+	p.doc = append(p.doc, l)
+	if p.size += len(l) + 1; p.size > maxFioDoc {
+		r.bad(p.docLine, "{", fmt.Sprintf("a fio JSON report of more than %d MiB: skipped", maxFioDoc>>20))
+		p.doc = nil
+		return nil
+	}
+	if t != "}" {
+		return nil
+	}
+	return p.decode(r)
+}
+
+// decode reads the report in p.doc.
+func (p *fioJSON) decode(r *Result) []probe.Sample {
+	text := strings.Join(p.doc, "\n")
+	p.doc = nil
+	var d fioDoc
+	if err := json.Unmarshal([]byte(text), &d); err != nil {
+		r.bad(p.docLine, "{", "not a fio JSON report: "+err.Error())
+		return nil
+	}
+	return p.report(r, &d)
+}
+
+func (p *fioJSON) report(r *Result, d *fioDoc) []probe.Sample {
+	n := p.docLine
+	t, ok := d.totals()
+	if !ok {
+		r.bad(n, "{", "a fio JSON report without jobs or with unusable numbers")
+		return nil
+	}
+	p.docs++
+	if t.ios < p.prev.ios || t.bytes < p.prev.bytes || t.ms < p.prev.ms {
+		r.bad(n, "{", "cumulative numbers went down: not a report of the same run")
+		return nil
+	}
+	p.last = d
+	dt := (t.ms - p.prev.ms) / 1000
+	if dt == 0 {
+		if t.ios != p.prev.ios {
+			r.bad(n, "{", "operations without time")
+		}
+		return nil // the same report again
+	}
+	bins, hasBins := d.bins()
+	sec := int(math.Round(t.ms / 1000))
+	var out []probe.Sample
+	switch {
+	case !p.havePrev && dt > 1.5:
+		// A first report over much more than a second is not a status
+		// report of --status-interval=1 but a final one: a summary.
+	case sec <= r.lastSec():
+		// fio's final report comes a fraction of a second after the last
+		// status report, in the same second: it is in the summary; a later
+		// report would be differenced from the last sample's.
+		return nil
+	default:
+		s := probe.Sample{
+			Sec:     sec,
+			OpsPerS: (t.ios - p.prev.ios) / dt,
+			MiBPerS: (t.bytes - p.prev.bytes) / dt / (1 << 20),
+			Real:    probe.FieldOps | probe.FieldMiB,
+		}
+		var ok bool
+		if hasBins && (p.prevBins != nil || !p.havePrev) {
+			s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, ok = bins.minus(p.prevBins).percentiles()
+		}
+		if ok {
+			s.Real |= probe.FieldP50 | probe.FieldP95 | probe.FieldP99 | probe.FieldMax
+			p.withPct++
+		} else {
+			p.noPct++
+		}
+		r.add(n, "{", s) // sec > r.lastSec(): it follows
+		out = []probe.Sample{s}
+	}
+	p.prev, p.prevBins, p.havePrev = t, bins, true
+	return out
+}
+
+func (p *fioJSON) end(r *Result) []probe.Sample {
+	if p.doc == nil {
+		return nil
+	}
+	var d fioDoc
+	if err := json.Unmarshal([]byte(strings.Join(p.doc, "\n")), &d); err != nil {
+		p.doc = nil
+		r.bad(p.docLine, "{", "a fio JSON report cut short (fio stopped mid-report)")
+		return nil
+	}
+	p.doc = nil
+	return p.report(r, &d)
+}
+
+func (p *fioJSON) finish(r *Result) {
+	if !p.seenDoc && p.first != "" {
+		r.bad(p.firstN, p.first, "no fio JSON report")
+	}
+	if p.docs == 1 && len(r.Samples) == 0 {
 		r.note("one fio report only (a final report, not --status-interval=1): a summary, no per-second samples; for those, run fio with --status-interval=1 or import its --write_iops_log with --log_avg_msec=1000")
 	}
-	var prev fioTotals
-	var last *fioDoc
-	for k := range docs {
-		t, _ := docs[k].totals()
-		if t.ios < prev.ios || t.bytes < prev.bytes || t.ms < prev.ms {
-			r.bad(docLine[k], "{", "cumulative numbers went down: not a report of the same run")
-			continue
-		}
-		last = &docs[k]
-		dt := (t.ms - prev.ms) / 1000
-		if dt == 0 {
-			if t.ios != prev.ios {
-				r.bad(docLine[k], "{", "operations without time")
-			}
-			continue // the same report again
-		}
-		if len(docs) > 1 {
-			s := probe.Sample{
-				Sec:     int(math.Round(t.ms / 1000)),
-				OpsPerS: (t.ios - prev.ios) / dt,
-				MiBPerS: (t.bytes - prev.bytes) / dt / (1 << 20),
-			}
-			before := len(r.Samples)
-			r.add(docLine[k], "{", s)
-			if len(r.Samples) == before {
-				continue
-			}
-		}
-		prev = t
+	if p.noPct > 0 {
+		r.note("fio reports are cumulative: per-interval operations and MiB/s are differences of consecutive reports; %d samples have no latency, as percentiles cannot be differenced without fio's histogram (run fio with --output-format=json+)", p.noPct)
 	}
-	if len(docs) > 1 {
-		r.note("fio reports are cumulative: per-interval operations and MiB/s are differences of consecutive reports; latency percentiles cannot be differenced, so samples have none")
+	if p.withPct > 0 {
+		r.note("per-second latency percentiles and max are those of the completion latency (clat) histogram of reads and writes of every job, differenced between consecutive reports (json+ bins, within 1%% of the true value)")
 	}
-	if last != nil {
-		r.Summary = fioSummary(last, r)
+	if p.last != nil {
+		r.Summary = fioSummary(p.last, r)
 	}
-	return r
 }
 
 func fioSummary(d *fioDoc, r *Result) *probe.Summary {
@@ -142,28 +284,49 @@ func fioSummary(d *fioDoc, r *Result) *probe.Summary {
 		Ops:       toCount(t.ios),
 		Ended:     probe.EndCompleted,
 		Workload:  probe.Spec{Workload: FormatFioJSON},
+		Real:      probe.FieldOps | probe.FieldMiB,
 	}
 	if sum.DurationS > 0 {
 		sum.OpsPerS = t.ios / sum.DurationS
 		sum.MiBPerS = t.bytes / sum.DurationS / (1 << 20)
 	}
 	var errs []string
+	var meanSum, meanN float64
 	for _, j := range d.Jobs {
 		if j.Error != 0 {
 			errs = append(errs, fmt.Sprintf("job %s: error %d", j.Name, j.Error))
 		}
 		for _, dir := range []fioDir{j.Read, j.Write} {
-			if finite(dir.ClatNs.Max) {
-				sum.MaxMs = math.Max(sum.MaxMs, dir.ClatNs.Max/1e6)
+			l := dir.ClatNs
+			if l.N <= 0 || !finite(l.N) {
+				continue
+			}
+			if finite(l.Max) {
+				sum.MaxMs = math.Max(sum.MaxMs, l.Max/1e6)
+				sum.Real |= probe.FieldMax
+			}
+			if l.Mean != nil && finite(*l.Mean) {
+				meanSum += *l.Mean * l.N
+				meanN += l.N
 			}
 		}
+	}
+	if meanN > 0 && finite(meanSum/meanN) {
+		sum.AvgMs = meanSum / meanN / 1e6
+		sum.Real |= probe.FieldAvg
 	}
 	if len(errs) > 0 {
 		sum.Ended = probe.EndFailed
 		sum.Error = "fio " + strings.Join(errs, "; ")
 	}
-	pcts := "latency percentiles left out: fio does not merge them across jobs (use --group_reporting)"
-	if len(d.Jobs) == 1 {
+	pcts := "latency percentiles left out: fio does not merge them across jobs (use --group_reporting or --output-format=json+)"
+	if h, ok := d.bins(); ok && len(d.Jobs) > 1 {
+		if p50, p95, p99, _, ok := h.percentiles(); ok {
+			sum.P50Ms, sum.P95Ms, sum.P99Ms = p50, p95, p99
+			sum.Real |= probe.FieldP50 | probe.FieldP95 | probe.FieldP99
+			pcts = "latency percentiles are those of the merged completion latency (clat) histograms of every job (json+ bins)"
+		}
+	} else if len(d.Jobs) == 1 {
 		j := d.Jobs[0]
 		dir, name := j.Write, "write"
 		if dir.ClatNs.N == 0 && j.Read.ClatNs.N > 0 {
@@ -173,7 +336,7 @@ func fioSummary(d *fioDoc, r *Result) *probe.Summary {
 		for k, v := range dir.ClatNs.Percentile {
 			p, err := strconv.ParseFloat(k, 64)
 			if err == nil && finite(v) {
-				pctField(p, v/1e6, &s)
+				sum.Real |= pctField(p, v/1e6, &s)
 			}
 		}
 		sum.P50Ms, sum.P95Ms, sum.P99Ms = s.P50Ms, s.P95Ms, s.P99Ms
@@ -190,80 +353,4 @@ func fioSummary(d *fioDoc, r *Result) *probe.Summary {
 	}
 	r.note("summary from fio's last report: %s", pcts)
 	return sum
-}
-
-// parseFioLog reads a fio --write_iops_log, --write_bw_log or --write_lat_log
-// file written with --log_avg_msec=1000: "time_ms, value, direction, bs, offset[, prio]".
-func parseFioLog(data []byte, format string) *Result {
-	r := &Result{Tool: FormatFioLog}
-	kind := strings.TrimSuffix(strings.TrimPrefix(format, "fio-"), "-log")
-	switch kind {
-	case "log":
-		kind = "iops"
-		r.note("read as an iops log (--write_iops_log); a latency or bandwidth log cannot be told apart by its content: pass fio-lat-log or fio-bw-log")
-		r.Real = []string{FieldOpsPerS}
-	case "iops":
-		r.Real = []string{FieldOpsPerS}
-	case "bw":
-		r.Real = []string{FieldMiBPerS}
-	}
-	cur := probe.Sample{Sec: -1}
-	seen := map[int64]bool{}
-	dups := 0
-	flush := func(n int, text string) {
-		if cur.Sec >= 0 && kind != "lat" {
-			r.add(n, text, cur)
-		}
-	}
-	lastN, lastText := 0, ""
-	for i, raw := range splitLines(data) {
-		n := i + 1
-		l := strings.TrimSpace(raw)
-		if l == "" {
-			continue
-		}
-		f := strings.Split(l, ",")
-		if len(f) != 5 && len(f) != 6 {
-			r.bad(n, l, "not a fio log line (time_ms, value, direction, bs, offset[, prio])")
-			continue
-		}
-		ms, err1 := strconv.ParseInt(strings.TrimSpace(f[0]), 10, 64)
-		v, err2 := strconv.ParseFloat(strings.TrimSpace(f[1]), 64)
-		dir, err3 := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || ms < 0 || ms > 1e15 || !finite(v) {
-			r.bad(n, l, "a number that does not parse")
-			continue
-		}
-		sec := int((ms + 500) / 1000)
-		switch {
-		case sec < cur.Sec:
-			r.bad(n, l, fmt.Sprintf("second %d does not follow second %d", sec, cur.Sec))
-			continue
-		case sec == cur.Sec && seen[dir]:
-			dups++
-			r.bad(n, l, fmt.Sprintf("a second entry for second %d", sec))
-			continue
-		case sec > cur.Sec:
-			flush(lastN, lastText)
-			cur = probe.Sample{Sec: sec}
-			clear(seen)
-		}
-		seen[dir] = true
-		lastN, lastText = n, l
-		switch kind {
-		case "iops":
-			cur.OpsPerS += v
-		case "bw":
-			cur.MiBPerS += v / 1024 // KiB/s
-		}
-	}
-	flush(lastN, lastText)
-	if dups > 0 {
-		r.note("%d seconds had more than one entry: the log must be written with --log_avg_msec=1000", dups)
-	}
-	if kind == "lat" {
-		r.note("a fio latency log holds the average latency of each second, and probe.Sample has percentiles and max, no average: no samples; import the iops log (--write_iops_log) for operations per second")
-	}
-	sort.Strings(r.Real)
-	return r
 }

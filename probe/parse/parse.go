@@ -1,7 +1,9 @@
-// Package parse turns the saved output of other benchmark tools (sysbench,
-// pgbench, fio) into per-second probe.Samples, so a run of those tools can be
-// compared with a probe run. It records which Sample fields the tool really
-// gave: a field it did not give is zero, never an invented value.
+// Package parse turns the output of other benchmark tools (sysbench,
+// pgbench, fio, or any command with a pattern) into per-second
+// probe.Samples, live as the tool prints (Stream) or from a saved file
+// (Parse), so a run of those tools can be compared with a probe run. Every
+// sample says which fields the tool really gave for it (Sample.Real): a field
+// it did not give is zero, never an invented value.
 package parse
 
 import (
@@ -11,23 +13,13 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perfbisect/perfbisect/probe"
 )
 
-// Names of Sample fields, as in its JSON form, for Result.Real.
-const (
-	FieldOpsPerS = "ops_per_s"
-	FieldMiBPerS = "mib_per_s"
-	FieldP50     = "p50_ms"
-	FieldP95     = "p95_ms"
-	FieldP99     = "p99_ms"
-	FieldMax     = "max_ms"
-	FieldErrors  = "errors"
-)
-
-// Formats Parse accepts besides "auto" (and "fio", which picks fio-json or
-// fio-log by content).
+// Formats Parse and NewStream accept, besides "auto" and "fio" for Parse
+// (which pick the format by content).
 const (
 	FormatSysbench   = "sysbench"
 	FormatSysbench05 = "sysbench-0.5"
@@ -37,20 +29,32 @@ const (
 	FormatFioIOPSLog = "fio-iops-log"
 	FormatFioLatLog  = "fio-lat-log"
 	FormatFioBWLog   = "fio-bw-log"
+	// FormatCommand is any program's output read with a pattern
+	// (NewCommandStream); Parse does not take it.
+	FormatCommand = "command"
 )
 
-// Result is what Parse read.
+// Result is what a Stream or Parse read.
 type Result struct {
 	Tool    string // the format read, e.g. "sysbench" or "fio-json"
 	Samples []probe.Sample
 	// Summary is the tool's own end-of-run report, nil when it gave none.
+	// Its Real lists the fields that report gave.
 	Summary *probe.Summary
-	// Real lists the Sample fields the tool really gave, e.g.
-	// {"ops_per_s","p95_ms","errors"}; the others are zero.
-	Real  []string
+	// Real is every field at least one sample has (the union of their
+	// Real); zero when there are no samples.
+	Real  probe.Fields
 	Notes []string
-	Bad   []LineError
+	// Bad are lines that could not be read and were skipped (the first
+	// maxBad of them; the notes give the count).
+	Bad []LineError
+
+	nbad int
 }
+
+// maxBad bounds Result.Bad, so a tool printing garbage for hours does not
+// grow memory.
+const maxBad = 1000
 
 // LineError is a line that could not be read; it was skipped.
 type LineError struct {
@@ -61,8 +65,9 @@ type LineError struct {
 
 func (e LineError) Error() string { return fmt.Sprintf("line %d: %s: %q", e.Line, e.Reason, e.Text) }
 
-// Parse reads the output of a tool in format, or detects it from the content
-// when format is "auto".
+// Parse reads the whole output of a tool in format, or detects the format
+// from the content when format is "auto". It reads the lines through a
+// Stream, so a saved file gives exactly the samples the live tool gave.
 func Parse(r io.Reader, format string) (*Result, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -81,23 +86,18 @@ func Parse(r io.Reader, format string) (*Result, error) {
 			return nil, fmt.Errorf("not fio JSON output or a fio log: the first line is %q", firstLine(data))
 		}
 	}
-	var res *Result
-	switch format {
-	case FormatSysbench, FormatSysbench05:
-		res = parseSysbench(data)
-	case FormatPgbench:
-		res = parsePgbench(data)
-	case FormatFioJSON:
-		res = parseFioJSON(data)
-	case FormatFioLog, FormatFioIOPSLog, FormatFioLatLog, FormatFioBWLog:
-		res = parseFioLog(data, format)
-	default:
+	if format == FormatCommand {
+		return nil, fmt.Errorf("format %q needs a pattern: read command output with NewCommandStream", format)
+	}
+	s, err := NewStream(format)
+	if err != nil {
 		return nil, fmt.Errorf("unknown format %q (want auto, sysbench, sysbench-0.5, pgbench, fio, fio-json, fio-log, fio-iops-log, fio-lat-log or fio-bw-log)", format)
 	}
-	if len(res.Bad) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d unreadable lines skipped, the first: %v", len(res.Bad), res.Bad[0]))
+	for _, l := range strings.Split(string(data), "\n") {
+		s.Line(l)
 	}
-	return res, nil
+	s.end()
+	return s.Result(), nil
 }
 
 var (
@@ -150,19 +150,21 @@ func isFioJSON(data []byte) bool {
 func firstLine(data []byte) string {
 	for _, l := range strings.Split(string(data), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			if len(l) > 80 {
-				l = l[:80] + "…"
-			}
-			return l
+			return clip(l, 80)
 		}
 	}
 	return ""
 }
 
-// lines is a cursor over the lines of data, numbered from 1.
-func splitLines(data []byte) []string {
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
-	return strings.Split(s, "\n")
+// clip cuts s to about n bytes, on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // finite reports whether every v is a usable, non-negative number.
@@ -176,19 +178,28 @@ func finite(vs ...float64) bool {
 }
 
 func (r *Result) bad(n int, text, reason string) {
-	if len(text) > 200 {
-		text = text[:200] + "…"
+	r.nbad++
+	if len(r.Bad) < maxBad {
+		r.Bad = append(r.Bad, LineError{Line: n, Text: clip(text, 200), Reason: reason})
 	}
-	r.Bad = append(r.Bad, LineError{Line: n, Text: text, Reason: reason})
 }
 
-// add appends s if its Sec follows the last sample's.
-func (r *Result) add(n int, text string, s probe.Sample) {
+// add appends s if its Sec follows the last sample's, and reports whether it did.
+func (r *Result) add(n int, text string, s probe.Sample) bool {
 	if k := len(r.Samples); k > 0 && s.Sec <= r.Samples[k-1].Sec {
 		r.bad(n, text, fmt.Sprintf("second %d does not follow second %d", s.Sec, r.Samples[k-1].Sec))
-		return
+		return false
 	}
 	r.Samples = append(r.Samples, s)
+	return true
+}
+
+// lastSec is the Sec of the last sample, -1 when there is none.
+func (r *Result) lastSec() int {
+	if len(r.Samples) == 0 {
+		return -1
+	}
+	return r.Samples[len(r.Samples)-1].Sec
 }
 
 func (r *Result) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }

@@ -23,122 +23,129 @@ var (
 	rePgLatAvg   = regexp.MustCompile(`^latency average = ([0-9.]+) ms`)
 )
 
-func parsePgbench(data []byte) *Result {
-	r := &Result{Tool: FormatPgbench}
-	var haveFailed, epoch bool
-	var base float64
-	var skipped, retried int64
-	var latSum float64
-	var latN int
-	var sum probe.Summary
-	var haveTx, haveDur, haveTPS bool
-	latAvg := -1.0
-	for i, raw := range splitLines(data) {
-		n := i + 1
-		l := strings.TrimSpace(raw)
-		if !strings.HasPrefix(l, "progress: ") {
-			pgbenchSummaryLine(l, &sum, &haveTx, &haveDur, &haveTPS, &latAvg)
-			continue
-		}
-		m := rePgProgress.FindStringSubmatch(l)
-		if m == nil {
-			r.bad(n, l, "not a pgbench progress line")
-			continue
-		}
-		t, err1 := strconv.ParseFloat(m[1], 64)
-		tps, err2 := strconv.ParseFloat(m[2], 64)
-		lat, err3 := strconv.ParseFloat(m[3], 64)
-		if err1 != nil || err2 != nil || err3 != nil || !finite(t, tps, lat) || t > 1e15 {
-			r.bad(n, l, "a number that does not parse")
-			continue
-		}
-		if len(r.Samples) == 0 && len(r.Bad) == 0 && !epoch && t >= 1e8 {
-			// --progress-timestamp: Unix time; the first report is taken as second 1.
-			epoch, base = true, t-1
-			r.note("pgbench --progress-timestamp: times are Unix times, made relative with the first report as second 1")
-		}
-		if epoch {
-			t -= base
-		}
-		s := probe.Sample{Sec: int(math.Round(t)), OpsPerS: tps}
-		rest := m[4]
-		if f := rePgFailed.FindStringSubmatch(rest); f != nil {
-			v, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil {
-				r.bad(n, l, "a number that does not parse")
-				continue
-			}
-			s.Errors, haveFailed = v, true
-		}
-		if f := rePgSkipped.FindStringSubmatch(rest); f != nil {
-			v, _ := strconv.ParseInt(f[1], 10, 64)
-			skipped += v
-		}
-		if f := rePgRetried.FindStringSubmatch(rest); f != nil {
-			v, _ := strconv.ParseInt(f[1], 10, 64)
-			retried += v
-		}
-		before := len(r.Samples)
-		r.add(n, l, s)
-		if len(r.Samples) > before {
-			latSum += lat
-			latN++
-		}
-	}
-	r.Real = []string{FieldOpsPerS}
-	if haveFailed {
-		r.Real = append(r.Real, FieldErrors)
-	} else if len(r.Samples) > 0 {
-		r.note("pgbench before 15 reports no failed transactions per second: errors not known")
-	}
-	if latN > 0 {
-		r.note("pgbench reports the average latency per second (mean of seconds %.3f ms), not percentiles: no Sample field for it, percentiles left out", latSum/float64(latN))
-	}
-	if skipped > 0 {
-		r.note("%d transactions skipped (--latency-limit), not counted as errors", skipped)
-	}
-	if retried > 0 {
-		r.note("%d transactions retried", retried)
-	}
-	if haveTx && (haveDur || haveTPS) {
-		if !haveDur && sum.OpsPerS > 0 {
-			sum.DurationS = float64(sum.Ops) / sum.OpsPerS
-		}
-		if !haveTPS && sum.DurationS > 0 {
-			sum.OpsPerS = float64(sum.Ops) / sum.DurationS
-		}
-		sum.Ended = probe.EndCompleted
-		sum.Workload = probe.Spec{Workload: r.Tool}
-		r.Summary = &sum
-		msg := "summary from pgbench's final report: duration, transactions, tps, failed transactions; no latency percentiles"
-		if latAvg >= 0 {
-			msg += " (latency average " + strconv.FormatFloat(latAvg, 'f', 3, 64) + " ms has no field)"
-		}
-		r.note("%s", msg)
-	}
-	return r
+// pgbench reads pgbench's progress lines (-P 1, on its stderr) and its
+// final report (on its stdout).
+type pgbench struct {
+	haveFailed, epoch bool
+	base              float64
+	skipped, retried  int64
+
+	// The final report, as far as read.
+	sum                              probe.Summary
+	haveTx, haveDur, haveTPS, haveFx bool
+	latAvg                           float64 // -1 until read
 }
 
-func pgbenchSummaryLine(l string, sum *probe.Summary, haveTx, haveDur, haveTPS *bool, latAvg *float64) {
+func (p *pgbench) line(r *Result, n int, raw string) []probe.Sample {
+	l := strings.TrimSpace(raw)
+	if !strings.HasPrefix(l, "progress: ") {
+		p.summaryLine(l)
+		return nil
+	}
+	m := rePgProgress.FindStringSubmatch(l)
+	if m == nil {
+		r.bad(n, l, "not a pgbench progress line")
+		return nil
+	}
+	t, err1 := strconv.ParseFloat(m[1], 64)
+	tps, err2 := strconv.ParseFloat(m[2], 64)
+	lat, err3 := strconv.ParseFloat(m[3], 64)
+	if err1 != nil || err2 != nil || err3 != nil || !finite(t, tps, lat) || t > 1e15 {
+		r.bad(n, l, "a number that does not parse")
+		return nil
+	}
+	if len(r.Samples) == 0 && r.nbad == 0 && !p.epoch && t >= 1e8 {
+		// --progress-timestamp: Unix time; the first report is taken as second 1.
+		p.epoch, p.base = true, t-1
+		r.note("pgbench --progress-timestamp: times are Unix times, made relative with the first report as second 1")
+	}
+	if p.epoch {
+		t -= p.base
+	}
+	// "lat" is the mean latency of the transactions of the interval.
+	s := probe.Sample{Sec: int(math.Round(t)), OpsPerS: tps, AvgMs: lat, Real: probe.FieldOps | probe.FieldAvg}
+	rest := m[4]
+	var skipped, retried int64
+	if f := rePgFailed.FindStringSubmatch(rest); f != nil {
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			r.bad(n, l, "a number that does not parse")
+			return nil
+		}
+		s.Errors = v
+		s.Real |= probe.FieldErrors
+	}
+	if f := rePgSkipped.FindStringSubmatch(rest); f != nil {
+		skipped, _ = strconv.ParseInt(f[1], 10, 64)
+	}
+	if f := rePgRetried.FindStringSubmatch(rest); f != nil {
+		retried, _ = strconv.ParseInt(f[1], 10, 64)
+	}
+	if !r.add(n, l, s) {
+		return nil
+	}
+	p.haveFailed = p.haveFailed || s.Real.Has(probe.FieldErrors)
+	p.skipped += skipped
+	p.retried += retried
+	return []probe.Sample{s}
+}
+
+func (p *pgbench) summaryLine(l string) {
 	if m := rePgDuration.FindStringSubmatch(l); m != nil {
 		if v, err := strconv.ParseFloat(m[1], 64); err == nil && finite(v) {
-			sum.DurationS, *haveDur = v, true
+			p.sum.DurationS, p.haveDur = v, true
 		}
 	} else if m := rePgTx.FindStringSubmatch(l); m != nil {
 		if v, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-			sum.Ops, *haveTx = v, true
+			p.sum.Ops, p.haveTx = v, true
 		}
 	} else if m := rePgFailedTx.FindStringSubmatch(l); m != nil {
 		if v, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-			sum.Errors = v
+			p.sum.Errors, p.haveFx = v, true
 		}
 	} else if m := rePgTPS.FindStringSubmatch(l); m != nil {
 		if v, err := strconv.ParseFloat(m[1], 64); err == nil && finite(v) {
-			sum.OpsPerS, *haveTPS = v, true
+			p.sum.OpsPerS, p.haveTPS = v, true
 		}
 	} else if m := rePgLatAvg.FindStringSubmatch(l); m != nil {
 		if v, err := strconv.ParseFloat(m[1], 64); err == nil && finite(v) {
-			*latAvg = v
+			p.latAvg = v
 		}
 	}
+}
+
+func (p *pgbench) end(*Result) []probe.Sample { return nil }
+
+func (p *pgbench) finish(r *Result) {
+	if !p.haveFailed && len(r.Samples) > 0 {
+		r.note("pgbench before 15 reports no failed transactions per second: errors not known")
+	}
+	if p.skipped > 0 {
+		r.note("%d transactions skipped (--latency-limit), not counted as errors", p.skipped)
+	}
+	if p.retried > 0 {
+		r.note("%d transactions retried", p.retried)
+	}
+	if !p.haveTx || !(p.haveDur || p.haveTPS) {
+		return
+	}
+	sum := p.sum
+	if !p.haveDur && sum.OpsPerS > 0 {
+		sum.DurationS = float64(sum.Ops) / sum.OpsPerS
+	}
+	if !p.haveTPS && sum.DurationS > 0 {
+		sum.OpsPerS = float64(sum.Ops) / sum.DurationS
+	}
+	sum.Ended = probe.EndCompleted
+	sum.Workload = probe.Spec{Workload: r.Tool}
+	sum.Real = probe.FieldOps
+	if p.haveFx {
+		sum.Real |= probe.FieldErrors
+	}
+	if p.latAvg >= 0 {
+		sum.AvgMs = p.latAvg
+		sum.Real |= probe.FieldAvg
+	}
+	r.Summary = &sum
+	r.note("summary from pgbench's final report: %s; pgbench gives no latency percentiles", sum.Real)
 }

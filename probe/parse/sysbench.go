@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,122 +20,99 @@ var (
 	reSbTx    = regexp.MustCompile(`^transactions:\s+(\d+)\s+\(([0-9.]+) per sec\.\)`)
 	reSbErr   = regexp.MustCompile(`^ignored errors:\s+(\d+)`)
 	reSbTime  = regexp.MustCompile(`^total time:\s+([0-9.]+)s$`)
+	reSbAvg   = regexp.MustCompile(`^avg:\s+([0-9.]+)(?:ms)?$`)
 	reSbMax   = regexp.MustCompile(`^max:\s+([0-9.]+)(?:ms)?$`)
 	reSbPct   = regexp.MustCompile(`^(?:approx\.\s+)?([0-9.]+)(?:th)? percentile:\s+([0-9.]+)(?:ms)?$`)
 	reSbHead0 = regexp.MustCompile(`^sysbench 0\.`)
 )
 
-// pctField sets the Sample field of percentile p to v and names it, or
-// returns "" when Sample has no field for p.
-func pctField(p float64, v float64, s *probe.Sample) string {
+// pctField sets the Sample field of percentile p to v and returns it, or
+// returns 0 when Sample has no field for p.
+func pctField(p float64, v float64, s *probe.Sample) probe.Field {
 	switch p {
 	case 50:
 		s.P50Ms = v
-		return FieldP50
+		return probe.FieldP50
 	case 95:
 		s.P95Ms = v
-		return FieldP95
+		return probe.FieldP95
 	case 99:
 		s.P99Ms = v
-		return FieldP99
+		return probe.FieldP99
 	}
-	return ""
+	return 0
 }
 
-func parseSysbench(data []byte) *Result {
-	r := &Result{Tool: FormatSysbench}
-	pct := -1.0 // the percentile of the per-second latency, once seen
-	latField := ""
-	prevSec := 0
-	var sum probe.Summary
-	var haveTx, haveTime bool
-	var sumPct float64
-	for i, raw := range splitLines(data) {
-		n := i + 1
-		l := strings.TrimSpace(raw)
-		if reSbHead0.MatchString(l) {
-			r.Tool = FormatSysbench05
-		}
-		if !reSysbenchAny.MatchString(l) {
-			sysbenchSummaryLine(l, &sum, &haveTx, &haveTime, &sumPct)
-			continue
-		}
-		if reSysbenchQueue.MatchString(l) {
-			continue // --rate: the event queue, no field for it
-		}
-		m := reSysbench1.FindStringSubmatch(l)
-		var secS, tpsS, pS, latS, errS string
-		if m != nil {
-			secS, tpsS, pS, latS, errS = m[1], m[2], m[3], m[4], m[5]
-		} else if m = reSysbench0.FindStringSubmatch(l); m != nil {
-			r.Tool = FormatSysbench05
-			secS, tpsS, latS, pS, errS = m[1], m[2], m[3], m[4], m[5]
-		} else {
-			r.bad(n, l, "not a sysbench per-second line")
-			continue
-		}
-		sec, err1 := strconv.Atoi(secS)
-		tps, err2 := strconv.ParseFloat(tpsS, 64)
-		p, err3 := strconv.ParseFloat(pS, 64)
-		lat, err4 := strconv.ParseFloat(latS, 64)
-		errs, err5 := strconv.ParseFloat(errS, 64)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || !finite(tps, p, lat, errs) {
-			r.bad(n, l, "a number that does not parse")
-			continue
-		}
-		if pct >= 0 && p != pct {
-			r.bad(n, l, "latency percentile changed from "+strconv.FormatFloat(pct, 'g', -1, 64)+"%")
-			continue
-		}
-		s := probe.Sample{Sec: sec, OpsPerS: tps}
-		f := pctField(p, lat, &s)
-		if pct < 0 {
-			pct, latField = p, f
-			if f == "" {
-				r.note("sysbench reported the %g%% latency percentile, which has no Sample field: left out (use --percentile=95, 99 or 50)", p)
-			}
-		}
-		dt := sec - prevSec
-		if dt < 1 {
-			dt = 1
-		}
-		// err/s is a rate over the report interval.
-		s.Errors = toCount(errs * float64(dt))
-		before := len(r.Samples)
-		r.add(n, l, s)
-		if len(r.Samples) > before {
-			prevSec = sec
-		}
-	}
-	r.Real = []string{FieldOpsPerS}
-	if latField != "" {
-		r.Real = append(r.Real, latField)
-	}
-	r.Real = append(r.Real, FieldErrors)
-	if haveTx && haveTime {
-		sum.Ended = probe.EndCompleted
-		sum.Workload = probe.Spec{Workload: r.Tool}
-		if sumPct > 0 {
-			var s probe.Sample
-			switch pctField(sumPct, 0, &s) {
-			case FieldP50:
-				sum.P50Ms, sum.P95Ms = sum.P95Ms, 0
-			case FieldP99:
-				sum.P99Ms, sum.P95Ms = sum.P95Ms, 0
-			case "":
-				r.note("sysbench's final report gives the %g%% latency percentile: no Summary field for it", sumPct)
-				sum.P95Ms = 0
-			}
-		}
-		r.Summary = &sum
-		r.note("summary from sysbench's final report: duration, transactions, transactions/s, ignored errors, latency max and the %g%% percentile", sumPct)
-	}
-	return r
+// sysbench reads sysbench 1.x and 0.5: a line per report interval, then a
+// final report.
+type sysbench struct {
+	pct     float64 // the percentile of the per-second latency, once seen; -1 before
+	prevSec int
+
+	// The final report, as far as read.
+	sum              probe.Summary
+	haveTx, haveTime bool
+	sumPct, sumPctMs float64
+	haveAvg, haveMax bool
 }
 
-// sysbenchSummaryLine reads a line of sysbench's final report into sum; the
-// percentile goes to P95Ms until the caller moves it.
-func sysbenchSummaryLine(l string, sum *probe.Summary, haveTx, haveTime *bool, pct *float64) {
+func (p *sysbench) line(r *Result, n int, raw string) []probe.Sample {
+	l := strings.TrimSpace(raw)
+	if reSbHead0.MatchString(l) {
+		r.Tool = FormatSysbench05
+	}
+	if !reSysbenchAny.MatchString(l) {
+		p.summaryLine(l)
+		return nil
+	}
+	if reSysbenchQueue.MatchString(l) {
+		return nil // --rate: the event queue, no field for it
+	}
+	m := reSysbench1.FindStringSubmatch(l)
+	var secS, tpsS, pS, latS, errS string
+	if m != nil {
+		secS, tpsS, pS, latS, errS = m[1], m[2], m[3], m[4], m[5]
+	} else if m = reSysbench0.FindStringSubmatch(l); m != nil {
+		r.Tool = FormatSysbench05
+		secS, tpsS, latS, pS, errS = m[1], m[2], m[3], m[4], m[5]
+	} else {
+		r.bad(n, l, "not a sysbench per-second line")
+		return nil
+	}
+	sec, err1 := strconv.Atoi(secS)
+	tps, err2 := strconv.ParseFloat(tpsS, 64)
+	pc, err3 := strconv.ParseFloat(pS, 64)
+	lat, err4 := strconv.ParseFloat(latS, 64)
+	errs, err5 := strconv.ParseFloat(errS, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || !finite(tps, pc, lat, errs) {
+		r.bad(n, l, "a number that does not parse")
+		return nil
+	}
+	if p.pct >= 0 && pc != p.pct {
+		r.bad(n, l, "latency percentile changed from "+strconv.FormatFloat(p.pct, 'g', -1, 64)+"%")
+		return nil
+	}
+	s := probe.Sample{Sec: sec, OpsPerS: tps}
+	f := pctField(pc, lat, &s)
+	if p.pct < 0 {
+		p.pct = pc
+		if f == 0 {
+			r.note("sysbench reported the %g%% latency percentile, which has no Sample field: left out (use --percentile=95, 99 or 50)", pc)
+		}
+	}
+	dt := max(sec-p.prevSec, 1)
+	// err/s is a rate over the report interval.
+	s.Errors = toCount(errs * float64(dt))
+	s.Real = probe.FieldOps | f | probe.FieldErrors
+	if !r.add(n, l, s) {
+		return nil
+	}
+	p.prevSec = sec
+	return []probe.Sample{s}
+}
+
+// summaryLine reads a line of sysbench's final report.
+func (p *sysbench) summaryLine(l string) {
 	num := func(s string) (float64, bool) {
 		v, err := strconv.ParseFloat(s, 64)
 		return v, err == nil && finite(v)
@@ -145,25 +121,58 @@ func sysbenchSummaryLine(l string, sum *probe.Summary, haveTx, haveTime *bool, p
 		ops, err := strconv.ParseInt(m[1], 10, 64)
 		rate, ok := num(m[2])
 		if err == nil && ok && ops >= 0 {
-			sum.Ops, sum.OpsPerS, *haveTx = ops, rate, true
+			p.sum.Ops, p.sum.OpsPerS, p.haveTx = ops, rate, true
 		}
 	} else if m := reSbErr.FindStringSubmatch(l); m != nil {
 		if v, err := strconv.ParseInt(m[1], 10, 64); err == nil && v >= 0 {
-			sum.Errors = v
+			p.sum.Errors = v
 		}
 	} else if m := reSbTime.FindStringSubmatch(l); m != nil {
 		if v, ok := num(m[1]); ok {
-			sum.DurationS, *haveTime = v, true
+			p.sum.DurationS, p.haveTime = v, true
+		}
+	} else if m := reSbAvg.FindStringSubmatch(l); m != nil {
+		if v, ok := num(m[1]); ok {
+			p.sum.AvgMs, p.haveAvg = v, true
 		}
 	} else if m := reSbMax.FindStringSubmatch(l); m != nil {
 		if v, ok := num(m[1]); ok {
-			sum.MaxMs = v
+			p.sum.MaxMs, p.haveMax = v, true
 		}
 	} else if m := reSbPct.FindStringSubmatch(l); m != nil {
-		p, ok1 := num(m[1])
+		pc, ok1 := num(m[1])
 		v, ok2 := num(m[2])
-		if ok1 && ok2 && !math.IsNaN(p) {
-			*pct, sum.P95Ms = p, v
+		if ok1 && ok2 {
+			p.sumPct, p.sumPctMs = pc, v
 		}
 	}
+}
+
+func (p *sysbench) end(*Result) []probe.Sample { return nil }
+
+func (p *sysbench) finish(r *Result) {
+	if !p.haveTx || !p.haveTime {
+		return
+	}
+	sum := p.sum
+	sum.Ended = probe.EndCompleted
+	sum.Workload = probe.Spec{Workload: r.Tool}
+	sum.Real = probe.FieldOps | probe.FieldErrors
+	if p.haveAvg {
+		sum.Real |= probe.FieldAvg
+	}
+	if p.haveMax {
+		sum.Real |= probe.FieldMax
+	}
+	if p.sumPct > 0 {
+		var s probe.Sample
+		f := pctField(p.sumPct, p.sumPctMs, &s)
+		if f == 0 {
+			r.note("sysbench's final report gives the %g%% latency percentile: no Summary field for it", p.sumPct)
+		}
+		sum.P50Ms, sum.P95Ms, sum.P99Ms = s.P50Ms, s.P95Ms, s.P99Ms
+		sum.Real |= f
+	}
+	r.Summary = &sum
+	r.note("summary from sysbench's final report: %s", sum.Real)
 }
