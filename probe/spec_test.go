@@ -49,8 +49,48 @@ func TestSpecValidateRejects(t *testing.T) {
 		want []string // fragments the message must hold: the flag, the value, what is allowed
 	}{
 		"workload": {
-			func(s *Spec) { s.Workload = "fio" },
-			[]string{`workload "fio"`, "fsync"},
+			func(s *Spec) { s.Workload = "fiox" },
+			[]string{`workload "fiox"`, "fsync, sysbench, pgbench, fio, command"},
+		},
+		"sysbench test": {
+			func(s *Spec) { *s = DefaultFor(WorkloadSysbench); s.Test = "oltp_bogus" },
+			[]string{"--test", `"oltp_bogus"`, "oltp_insert", ".lua"},
+		},
+		"sysbench percentile": {
+			func(s *Spec) { *s = DefaultFor(WorkloadSysbench); s.Percentile = 90 },
+			[]string{"--percentile 90", "50, 95 or 99"},
+		},
+		"sysbench on postgresql": {
+			func(s *Spec) { *s = DefaultFor(WorkloadSysbench); s.Server = ServerPostgreSQL },
+			[]string{"--server", "mariadb or mysql"},
+		},
+		"pgbench scale": {
+			func(s *Spec) { *s = DefaultFor(WorkloadPgbench); s.Scale = 0 },
+			[]string{"--scale 0", "at least 1"},
+		},
+		"existing without address": {
+			func(s *Spec) { *s = DefaultFor(WorkloadPgbench); s.DB = DBExisting },
+			[]string{"--db existing", "--db-host", "--db-socket"},
+		},
+		"database sync": {
+			func(s *Spec) { *s = DefaultFor(WorkloadSysbench); s.Sync = SyncDsync },
+			[]string{"--sync", "fdatasync", "none"},
+		},
+		"fio without a job": {
+			func(s *Spec) { *s = DefaultFor(WorkloadFio) },
+			[]string{"--args", "--job-file"},
+		},
+		"command without ops": {
+			func(s *Spec) { *s = DefaultFor(WorkloadCommand); s.Command = "x"; s.Pattern = `lat=(?P<lat_ms>\d+)` },
+			[]string{"--pattern", "(?P<ops>"},
+		},
+		"command unknown group": {
+			func(s *Spec) {
+				*s = DefaultFor(WorkloadCommand)
+				s.Command = "x"
+				s.Pattern = `(?P<ops>\d+) (?P<tps>\d+)`
+			},
+			[]string{"unknown group", `"tps"`},
 		},
 		"empty workload": {
 			func(s *Spec) { s.Workload = "" },

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/tool"
 )
 
 // Request is what the parent sends an agent on its stdin, one JSON line.
@@ -40,7 +41,7 @@ func ServeAgent(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if req.Type != "run" {
 		return fmt.Errorf("agent: unknown request type %q (want run)", req.Type)
 	}
-	w, err := probe.NewFsync(req.Workload)
+	w, err := tool.New(req.Workload)
 	if err != nil {
 		return err
 	}

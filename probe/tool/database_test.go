@@ -1,0 +1,223 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/db"
+)
+
+func needMariaDB(t *testing.T) {
+	t.Helper()
+	need(t, "sysbench")
+	if err := db.Require(db.MariaDB); err != nil {
+		need(t, "mariadbd") // skips, or fails in CI
+		t.Fatal(err)
+	}
+}
+
+func needPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := findPgbench(); err != nil {
+		need(t, "pgbench")
+	}
+	if err := db.Require(db.PostgreSQL); err != nil {
+		need(t, "postgres")
+		t.Fatal(err)
+	}
+}
+
+func sysbenchSpec(dir string, d time.Duration) probe.Spec {
+	s := spec(probe.WorkloadSysbench, d)
+	s.Dir, s.Tables, s.TableSize = dir, 1, 1000
+	return s
+}
+
+func TestSysbenchManaged(t *testing.T) {
+	needMariaDB(t)
+	dir := testDir(t)
+	w, err := New(sysbenchSpec(dir, 4*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, sum := collect(t, context.Background(), w, 60*time.Second)
+	checkSamples(t, ss)
+	if len(ss) < 3 {
+		t.Fatalf("%d samples, want at least 3; summary %+v", len(ss), sum)
+	}
+	for _, x := range ss {
+		if x.Real != probe.FieldOps|probe.FieldP95|probe.FieldErrors || x.OpsPerS <= 0 {
+			t.Errorf("sample %+v: want ops > 0, Real ops, p95, errors", x)
+		}
+	}
+	// sysbench's final report gives the run's percentile, max and average.
+	want := probe.FieldOps | probe.FieldErrors | probe.FieldP95 | probe.FieldMax | probe.FieldAvg
+	if sum.Ended != probe.EndCompleted || sum.Error != "" || sum.Real != want || sum.P95Ms <= 0 {
+		t.Errorf("summary %+v, Real %v: want completed, Real %v", sum, sum.Real, want)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the server's data dir is still in %s: %v", dir, left)
+	}
+	noProcessesLeft(t, dir)
+}
+
+// On an existing server, sysbench gets its password without a command
+// line, drops the tables it created, and leaves those it found.
+func TestSysbenchExisting(t *testing.T) {
+	needMariaDB(t)
+	dir := testDir(t)
+	ctx := context.Background()
+	srv, err := db.Start(ctx, db.Options{Kind: db.MariaDB, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(ctx)
+	const pw = `s3cr"t pw#`
+	if _, err := srv.Query(ctx, `CREATE USER 'bench'@'localhost' IDENTIFIED BY 's3cr"t pw#'; GRANT ALL ON sbtest.* TO 'bench'@'localhost'`); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PERFBISECT_TEST_PW", pw)
+	s := sysbenchSpec(dir, 3*time.Second)
+	// Two threads prepare two tables in parallel: one that exists would
+	// fail one thread after the other created its table.
+	s.Tables, s.Threads = 2, 2
+	s.DB, s.DBSocket, s.DBUser, s.DBName, s.DBPasswordEnv = probe.DBExisting, srv.Conn.Socket, "bench", "sbtest", "PERFBISECT_TEST_PW"
+	w, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan []int, 1)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		seen <- cmdlinesWith(pw)
+	}()
+	ss, sum := collect(t, ctx, w, 30*time.Second)
+	if len(ss) < 2 || sum.Ended != probe.EndCompleted {
+		t.Fatalf("%d samples, summary %+v", len(ss), sum)
+	}
+	if pids := <-seen; len(pids) > 0 {
+		t.Errorf("the password is on the command line of %v", pids)
+	}
+	if tables, err := srv.Query(ctx, "SHOW TABLES"); err != nil || tables != "" {
+		t.Errorf("tables left after the run: %q, %v", tables, err)
+	}
+
+	// Tables that were there are not ours: prepare fails, they stay.
+	if _, err := srv.Query(ctx, "CREATE TABLE sbtest1 (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	w, _ = New(s)
+	if _, err := w.Run(ctx); err == nil || !strings.Contains(err.Error(), "already in database sbtest: drop them") {
+		t.Errorf("Run with the tables there: %v", err)
+	}
+	if tables, _ := srv.Query(ctx, "SHOW TABLES"); strings.TrimSpace(tables) != "sbtest1" {
+		t.Errorf("tables after a failed prepare: %q, want the one that was there", tables)
+	}
+}
+
+func TestSysbenchCancel(t *testing.T) {
+	needMariaDB(t)
+	dir := testDir(t)
+	w, err := New(sysbenchSpec(dir, 30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, sum, closedIn := cancelAfter(t, w, 3500*time.Millisecond)
+	// The channel closes after the managed server's shutdown.
+	if closedIn > 10*time.Second {
+		t.Errorf("the channel closed %v after the cancel", closedIn)
+	}
+	// sysbench dies on SIGINT without a final report: no latency summary.
+	if len(ss) < 2 || sum.Ended != probe.EndInterrupted || sum.Real != probe.FieldOps|probe.FieldErrors {
+		t.Errorf("%d samples, summary %+v, Real %v", len(ss), sum, sum.Real)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the server's data dir is still in %s: %v", dir, left)
+	}
+	noProcessesLeft(t, dir)
+}
+
+// cmdlinesWith lists the processes with s in their command line.
+func cmdlinesWith(s string) []int {
+	var pids []int
+	for _, pid := range processesMentioning(s) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if bytes.Contains(b, []byte(s)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func TestPgbenchManaged(t *testing.T) {
+	needPostgres(t)
+	dir := testDir(t)
+	s := spec(probe.WorkloadPgbench, 4*time.Second)
+	s.Dir, s.Scale = dir, 1
+	w, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, sum := collect(t, context.Background(), w, 60*time.Second)
+	checkSamples(t, ss)
+	if len(ss) < 3 {
+		t.Fatalf("%d samples, want at least 3; summary %+v", len(ss), sum)
+	}
+	for _, x := range ss {
+		if !x.Real.Has(probe.FieldOps|probe.FieldAvg) || x.OpsPerS <= 0 || x.AvgMs <= 0 {
+			t.Errorf("sample %+v: want ops and the second's average latency", x)
+		}
+	}
+	if sum.Ended != probe.EndCompleted || sum.Error != "" || !sum.Real.Has(probe.FieldOps|probe.FieldAvg) || sum.AvgMs <= 0 {
+		t.Errorf("summary %+v, Real %v: want completed with pgbench's latency average", sum, sum.Real)
+	}
+	if sum.Real.Has(probe.FieldP95) {
+		t.Errorf("summary Real %v: pgbench gives no percentiles", sum.Real)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the server's data dir is still in %s: %v", dir, left)
+	}
+	noProcessesLeft(t, dir)
+}
+
+func TestPgbenchExisting(t *testing.T) {
+	needPostgres(t)
+	dir := testDir(t)
+	ctx := context.Background()
+	srv, err := db.Start(ctx, db.Options{Kind: db.PostgreSQL, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(ctx)
+	s := spec(probe.WorkloadPgbench, 2*time.Second)
+	s.Scale, s.DB = 1, probe.DBExisting
+	s.DBSocket, s.DBPort, s.DBUser, s.DBName = srv.Conn.Socket, srv.Conn.Port, srv.Conn.User, srv.Conn.Database
+	w, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, sum := collect(t, ctx, w, 30*time.Second)
+	if len(ss) < 1 || sum.Ended != probe.EndCompleted {
+		t.Fatalf("%d samples, summary %+v", len(ss), sum)
+	}
+	const count = "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'pgbench%'"
+	if n, err := srv.Query(ctx, count); err != nil || strings.TrimSpace(n) != "0" {
+		t.Errorf("pgbench tables left after the run: %q, %v", n, err)
+	}
+	if _, err := srv.Query(ctx, "CREATE TABLE pgbench_branches (bid int)"); err != nil {
+		t.Fatal(err)
+	}
+	w, _ = New(s)
+	if _, err := w.Run(ctx); err == nil || !strings.Contains(err.Error(), "already in database pgbench: drop them") {
+		t.Errorf("Run with the tables there: %v", err)
+	}
+	if n, _ := srv.Query(ctx, count); strings.TrimSpace(n) != "1" {
+		t.Errorf("%q pgbench tables after a failed init, want the 1 that was there", n)
+	}
+}
