@@ -1,25 +1,78 @@
 package session
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/parse"
 )
 
-// LoadReference reads the known-good run from a session log (the samples
-// of its reproduce step) or from `perfbisect probe --json` output (all its
-// samples). Torn or bad lines are skipped and returned for the caller to
-// report.
-func LoadReference(path string) ([]probe.Sample, []*LineError, error) {
-	evs, bad, err := ReadLogFile(path)
+// Run is the per-second samples of one run, read from a file.
+type Run struct {
+	Samples []probe.Sample
+	// Format is the tool whose saved output the file was ("sysbench",
+	// "pgbench", "fio-json", …), or "" for a session log or probe output.
+	Format string
+	// Bad lists lines that could not be read (a torn tail of a log, lines
+	// of a tool's output that did not parse); the run is what remains.
+	Bad []error
+}
+
+// LoadRun reads a run from a session log (the samples of step, or of its
+// reproduce step when step is ""), from `perfbisect probe --json` output
+// (all its samples), or from the saved output of sysbench, pgbench or fio
+// (detected from the content, as `perfbisect import` does), so last night's
+// benchmark log can be a reference.
+func LoadRun(path, step string) (*Run, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, bad, fmt.Errorf("reference: %w", err)
+		return nil, err
 	}
-	samples := Samples(evs)
-	if len(samples) == 0 {
-		return nil, bad, fmt.Errorf("reference %s: no samples in it (want a session log or `perfbisect probe --json` output)", path)
+	if format, err := parse.Detect(data); err == nil {
+		if step != "" {
+			return nil, fmt.Errorf("%s: saved %s output has no steps (leave out the step)", path, format)
+		}
+		res, err := parse.Parse(bytes.NewReader(data), format)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		run := &Run{Samples: res.Samples, Format: res.Tool}
+		for _, b := range res.Bad {
+			run.Bad = append(run.Bad, b)
+		}
+		if len(run.Samples) == 0 {
+			return nil, fmt.Errorf("%s: %s output without a per-second line (run it with --report-interval=1, -P 1 or --status-interval=1)", path, format)
+		}
+		return run, nil
 	}
-	return samples, bad, nil
+	r := NewReader(bytes.NewReader(data))
+	var evs []Event
+	for r.Scan() {
+		evs = append(evs, r.Event())
+	}
+	run := &Run{}
+	for _, b := range r.BadLines() {
+		run.Bad = append(run.Bad, b)
+	}
+	if step == "" {
+		run.Samples = Samples(evs)
+	} else {
+		for _, e := range evs {
+			if s, ok := e.Data.(*probe.Sample); ok && e.Step == step {
+				run.Samples = append(run.Samples, *s)
+			}
+		}
+	}
+	if len(run.Samples) == 0 {
+		what := "a session log, 'perfbisect probe --json' output, or saved sysbench, pgbench or fio output"
+		if step != "" {
+			what = "a session log with a step " + step
+		}
+		return nil, fmt.Errorf("%s: no samples in it (want %s)", path, what)
+	}
+	return run, nil
 }
 
 // Samples picks a run's samples from events: those of the reproduce step of

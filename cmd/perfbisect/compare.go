@@ -51,27 +51,24 @@ step, or --step.`,
 }
 
 func compareInput(path, step string, stderr io.Writer) ([]probe.Sample, error) {
-	evs, bad, err := session.ReadLogFile(path)
+	run, err := session.LoadRun(path, step)
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range bad {
-		fmt.Fprintf(stderr, "perfbisect: %s: %v\n", path, b)
-	}
-	var samples []probe.Sample
-	if step == "" {
-		samples = session.Samples(evs)
-	} else {
-		for _, e := range evs {
-			if s, ok := e.Data.(*probe.Sample); ok && e.Step == step {
-				samples = append(samples, *s)
-			}
+	reportBad(stderr, path, run.Bad)
+	return run.Samples, nil
+}
+
+// reportBad says which lines of a file were left out, the first few and
+// how many more: a tool's log may have thousands.
+func reportBad(stderr io.Writer, what string, bad []error) {
+	for i, b := range bad {
+		if i == 3 {
+			fmt.Fprintf(stderr, "perfbisect: %s: %d more unreadable lines left out\n", what, len(bad)-i)
+			return
 		}
+		fmt.Fprintf(stderr, "perfbisect: %s: %v\n", what, b)
 	}
-	if len(samples) == 0 {
-		return nil, fmt.Errorf("%s: no samples (want a session log or 'perfbisect probe --json' output%s)", path, map[bool]string{true: ", and a step of that log", false: ""}[step != ""])
-	}
-	return samples, nil
 }
 
 func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, threshold float64) {

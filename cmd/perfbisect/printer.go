@@ -65,8 +65,7 @@ func (p *walkPrinter) event(e session.Event) {
 			fmt.Fprintf(p.w, "    plan %s: %s (put back: %s)\n", d.Change.Knob, strings.Join(d.Change.Do, "; "), strings.Join(d.Change.Undo, "; "))
 		}
 	case *probe.Sample:
-		fmt.Fprintf(p.w, "    %3ds %10.1f ops/s  p50 %s  p99 %s  max %s ms%s\n", d.Sec, d.OpsPerS,
-			probe.MsText(d.P50Ms), probe.MsText(d.P99Ms), probe.MsText(d.MaxMs), errorsText(d.Errors))
+		fmt.Fprintf(p.w, "    %3ds %10.1f ops/s %s%s\n", d.Sec, d.OpsPerS, latencies(*d), errorsText(d.Errors))
 	case *session.Verdict:
 		fmt.Fprintf(p.w, "    vs %-10s %s\n", d.Against, d.Verdict.String())
 	case *session.Decision:
@@ -135,4 +134,26 @@ func prefixed(p, s string) string {
 		return ""
 	}
 	return p + s
+}
+
+// latencies says the latencies a sample measured: " p50 0.120  p99 0.410  max 2.31 ms"
+// for the probe, " p95 3.55 ms" for sysbench, " avg 1.20 ms" for pgbench.
+func latencies(s probe.Sample) string {
+	t := ""
+	for _, l := range []struct {
+		f    probe.Field
+		name string
+	}{{probe.FieldP50, "p50"}, {probe.FieldP95, "p95"}, {probe.FieldP99, "p99"}, {probe.FieldAvg, "avg"}, {probe.FieldMax, "max"}} {
+		// The probe measures p95 too; its line has always shown p50, p99 and max.
+		if l.f == probe.FieldP95 && s.Measured().Has(probe.FieldP50|probe.FieldP99) {
+			continue
+		}
+		if v, ok := s.Get(l.f); ok {
+			t += fmt.Sprintf(" %s %s ", l.name, probe.MsText(v))
+		}
+	}
+	if t == "" {
+		return ""
+	}
+	return t[:len(t)-1] + " ms"
 }

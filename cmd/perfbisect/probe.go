@@ -7,15 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/lab"
+	"github.com/perfbisect/perfbisect/probe/tool"
 	"github.com/spf13/cobra"
 )
 
 func newProbeCmd(stdout, stderr io.Writer) *cobra.Command {
-	spec := probe.DefaultSpec()
+	var wf *workloadFlags
+	var dir string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "probe",
@@ -24,33 +25,45 @@ func newProbeCmd(stdout, stderr io.Writer) *cobra.Command {
 each write durable (fdatasync by default), like
 fio --ioengine=sync --fdatasync=1 --rw=write. It prints one line per second
 (throughput, latency percentiles, errors), then a summary computed over every
-operation of the run.`,
+operation of the run.
+
+With --workload it runs a tool instead and reads its per-second output:
+sysbench on a throwaway MariaDB (or an existing server), pgbench on a
+throwaway PostgreSQL, fio, or any command. A tool gives fewer numbers than
+the probe (sysbench one percentile, pgbench an average): the others are
+shown as "-", never invented.`,
 		Example: `  perfbisect probe                           # 10s, 4KiB + fdatasync, in a fresh dir here
   perfbisect probe --dir /var/lib/mysql/probe --duration 60s
-  perfbisect probe --bs 16k --sync fsync --threads 4 --json`,
+  perfbisect probe --bs 16k --sync fsync --threads 4 --json
+  perfbisect probe --workload sysbench --test oltp_insert --threads 4 --dir /data
+  perfbisect probe --workload pgbench --scale 10 --sync none   # PostgreSQL with fsync=off
+  perfbisect probe --workload fio --args '--rw=randwrite --bs=4k --fdatasync=1 --size=256m'
+  perfbisect probe --workload command --command 'my-bench' --pattern 'tps=(?P<ops>[0-9.]+)'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			spec := wf.apply(probe.DefaultSpec())
+			spec.Dir = dir
+			if spec.Dir == "" && spec.Workload != probe.WorkloadFsync {
+				spec.Dir = "."
+			}
 			if err := spec.Validate(); err != nil {
 				return usageError(fmt.Errorf("%v (see '%s --help')", err, c.CommandPath()))
+			}
+			if err := tool.Require(spec); err != nil {
+				return failure(err)
 			}
 			return runProbe(c.Context(), spec, asJSON, stdout, stderr)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&spec.Dir, "dir", "", "directory for the data files (default: a fresh directory under the current one)")
-	f.Var(&spec.BS, "bs", "block size of each write: 2300, 4k, 16KiB, ...")
-	f.Var(&spec.FileSize, "file-size", "size of each writer's file; writes wrap around at its end")
-	f.Var(&spec.Sync, "sync", "how each write is made durable: fdatasync, fsync, dsync (O_DSYNC), direct (O_DIRECT + fdatasync), none")
-	f.Var(&spec.Prealloc, "prealloc", "how files get their blocks before measuring: fallocate (as fio), write (zero-filled, every write an overwrite, like a database log), none (sparse)")
-	f.IntVar(&spec.Threads, "threads", spec.Threads, "number of writers, each on its own file")
-	f.DurationVar((*time.Duration)(&spec.Duration), "duration", time.Duration(spec.Duration), "how long to measure")
-	f.BoolVar(&spec.Keep, "keep", false, "keep the data files (and a directory the probe created) afterwards")
+	f.StringVar(&dir, "dir", "", "directory for the data files (default: a fresh directory under the current one)")
+	wf = addWorkloadFlags(f, true)
 	f.BoolVar(&asJSON, "json", false, "print JSON Lines: one sample object per second, then a summary object")
 	return c
 }
 
 func runProbe(ctx context.Context, spec probe.Spec, asJSON bool, stdout, stderr io.Writer) error {
-	w, err := probe.NewFsync(spec)
+	w, err := tool.New(spec)
 	if err != nil {
 		return usageError(err)
 	}
@@ -58,6 +71,9 @@ func runProbe(ctx context.Context, spec probe.Spec, asJSON bool, stdout, stderr 
 		return failure(err)
 	} else if onLab && !asJSON {
 		fmt.Fprintln(stdout, "on the lab's emulated volume: writes are throttled by the kernel (an emulation)")
+	}
+	if !asJSON {
+		fmt.Fprintf(stdout, "probe: %s\n", spec.Describe())
 	}
 	samples, err := w.Run(ctx)
 	if err != nil {
@@ -70,7 +86,6 @@ func runProbe(ctx context.Context, spec probe.Spec, asJSON bool, stdout, stderr 
 	if asJSON {
 		enc = probe.NewJSONEncoder(stdout)
 	} else {
-		fmt.Fprintf(stdout, "probe: %s\n", spec.Describe())
 		enc = probe.NewTextEncoder(stdout)
 	}
 	var writeErr error
@@ -83,7 +98,7 @@ func runProbe(ctx context.Context, spec probe.Spec, asJSON bool, stdout, stderr 
 	if err := enc.Summary(sum); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	if !asJSON {
+	if !asJSON && spec.Workload == probe.WorkloadFsync {
 		fmt.Fprintf(stdout, "data files in %s %s\n", sum.Workload.Dir, keptOrRemoved(spec.Keep))
 	}
 	switch {

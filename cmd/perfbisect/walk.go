@@ -12,6 +12,7 @@ import (
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/probe/lab"
+	"github.com/perfbisect/perfbisect/probe/tool"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type walkFlags struct {
 	dryRun           bool
 	noTUI            bool
 	failOnRegression bool
+	workload         *workloadFlags
 }
 
 func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -47,7 +49,9 @@ in the session log.`,
 		Example: `  perfbisect run --no-tui                          # local-disk, data dir = current directory
   perfbisect run --no-tui --playbook ebs-write-regression --dir /var/lib/mysql-probe
   perfbisect run --no-tui --reference last-night.jsonl --fail-on-regression --yes
-  perfbisect run --no-tui --dry-run                # say every change, make none`,
+  perfbisect run --no-tui --dry-run                # say every change, make none
+  perfbisect run --no-tui --workload sysbench --dir /data --duration 20s   # oltp_insert on a throwaway MariaDB
+  perfbisect run --no-tui --workload pgbench --scale 10 --reference last-night-pgbench.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("playbook") {
@@ -61,12 +65,13 @@ in the session log.`,
 	fl.StringVar(&f.dir, "dir", "", "data directory of the workload (default: the current directory)")
 	fl.DurationVar(&f.duration, "duration", 0, "length of every step (default: the playbook's)")
 	fl.DurationVar(&f.maxDuration, "max-duration", 0, "how far a step whose verdict is not yet known is extended (default: 3x its duration)")
-	fl.StringVar(&f.reference, "reference", "", "the known-good run: a session log or 'perfbisect probe --json' output")
+	fl.StringVar(&f.reference, "reference", "", "the known-good run: a session log, 'perfbisect probe --json' output, or saved sysbench, pgbench or fio output")
 	fl.StringVar(&f.record, "record", "", "session log file (default: perfbisect-YYYYMMDD-HHMMSS.jsonl here)")
 	fl.BoolVar(&f.yes, "yes", false, "approve every change to the host without asking")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "describe every change, apply none, run no workload")
 	fl.BoolVar(&f.noTUI, "no-tui", false, "print the walk as it goes instead of the interactive view")
 	fl.BoolVar(&f.failOnRegression, "fail-on-regression", false, "exit 3 when the reproduce step regressed against --reference")
+	f.workload = addWorkloadFlags(fl, false)
 	return c
 }
 
@@ -79,6 +84,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		return usageError(errors.New("--fail-on-regression needs --reference (the known-good run to compare with)"))
 	}
 	spec := pb.Workload
+	if f.workload != nil {
+		spec = f.workload.apply(spec)
+	}
 	if f.dir == "" {
 		f.dir = "."
 	}
@@ -88,20 +96,25 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if f.duration > 0 {
 		spec.Duration = probe.Duration(f.duration)
 	}
+	if err := spec.Validate(); err != nil {
+		return usageError(fmt.Errorf("workload: %v", err))
+	}
+	// A missing sysbench or mariadbd is found now, not in the first step.
+	if err := tool.Require(spec); err != nil && !f.dryRun {
+		return failure(err)
+	}
 	opt := session.Options{
 		Playbook: pb, Host: host.NewLocal(), Workload: spec,
 		Duration: f.duration, MaxDuration: f.maxDuration,
 		DryRun: f.dryRun, Version: version,
 	}
 	if f.reference != "" {
-		ref, bad, err := session.LoadReference(f.reference)
+		ref, err := session.LoadRun(f.reference, "")
 		if err != nil {
-			return failure(err)
+			return failure(fmt.Errorf("reference: %w", err))
 		}
-		for _, b := range bad {
-			fmt.Fprintf(stderr, "perfbisect: reference %s: %v\n", f.reference, b)
-		}
-		opt.Reference, opt.ReferenceFile = ref, f.reference
+		reportBad(stderr, "reference "+f.reference, ref.Bad)
+		opt.Reference, opt.ReferenceFile = ref.Samples, f.reference
 	}
 
 	if !f.noTUI {
