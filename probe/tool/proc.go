@@ -180,7 +180,6 @@ func (p *proc) stop() {
 // tail keeps the last lines of a program's output, for error messages.
 type tail struct {
 	lines []string
-	n     int
 }
 
 const tailLines = 6
