@@ -46,6 +46,9 @@ type Summary struct {
 	// Real lists the fields measured, as in Sample; empty means ProbeFields.
 	Real  Fields `json:"real,omitempty"`
 	Ended Ending `json:"ended"`
+	// Server is the database the workload ran against, for a database
+	// workload: "managed MariaDB 10.11.19-MariaDB-0+deb12u1 (innodb_flush_log_at_trx_commit=0, …)".
+	Server string `json:"server,omitempty"`
 	// Error is why a run that did not complete stopped, in words for the operator.
 	Error    string `json:"error,omitempty"`
 	Workload Spec   `json:"workload"`

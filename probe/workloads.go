@@ -161,9 +161,9 @@ func (s Spec) describeTool() string {
 	d := time.Duration(s.Duration)
 	switch s.Workload {
 	case WorkloadSysbench:
-		return fmt.Sprintf("sysbench %s, %s, %d table(s) of %d rows, on %s, %v", s.Test, plural(s.Threads, "thread"), s.Tables, s.TableSize, s.describeDB(), d)
+		return fmt.Sprintf("sysbench %s, %s, %d table(s) of %d rows, on %s, %v", s.Test, plural(s.Threads, "thread"), s.Tables, s.TableSize, s.DescribeDB(), d)
 	case WorkloadPgbench:
-		return fmt.Sprintf("pgbench %s, %s, scale %d, on %s, %v", s.Test, plural(s.Threads, "client"), s.Scale, s.describeDB(), d)
+		return fmt.Sprintf("pgbench %s, %s, scale %d, on %s, %v", s.Test, plural(s.Threads, "client"), s.Scale, s.DescribeDB(), d)
 	case WorkloadFio:
 		job := s.Args
 		if s.JobFile != "" {
@@ -176,7 +176,8 @@ func (s Spec) describeTool() string {
 	return s.Workload
 }
 
-func (s Spec) describeDB() string {
+// DescribeDB says which database server the workload runs against.
+func (s Spec) DescribeDB() string {
 	name := map[string]string{ServerMariaDB: "MariaDB", ServerMySQL: "MySQL", ServerPostgreSQL: "PostgreSQL"}[s.Server]
 	if name == "" {
 		name = s.Server

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/db"
@@ -65,4 +66,13 @@ func (d *database) spec() probe.Spec {
 		s.Dir = d.base.path
 	}
 	return s
+}
+
+// describe says which server the workload runs against, with the settings
+// a managed one was started with, for the summary.
+func (d *database) describe() string {
+	if d.server == nil {
+		return strings.TrimPrefix(d.sp.DescribeDB(), "the ")
+	}
+	return fmt.Sprintf("managed %s %s (%s)", d.sp.Server, d.server.Version, strings.Join(d.server.Settings, ", "))
 }

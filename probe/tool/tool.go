@@ -113,6 +113,10 @@ func (w *workload) Run(ctx context.Context) (<-chan probe.Sample, error) {
 	if err := w.job.prepare(ctx); err != nil {
 		return fail(err)
 	}
+	server := ""
+	if d, ok := w.job.(interface{ describe() string }); ok {
+		server = d.describe() // now, while the server runs
+	}
 	r, err := w.job.run()
 	if err != nil {
 		return fail(err)
@@ -125,6 +129,7 @@ func (w *workload) Run(ctx context.Context) (<-chan probe.Sample, error) {
 	go func() {
 		defer close(out)
 		w.result = w.measure(ctx, p, r, out)
+		w.result.Server = server
 		if err := w.cleanup(ctx); err != nil {
 			if w.result.Error == "" {
 				w.result.Error = err.Error()

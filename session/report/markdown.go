@@ -240,6 +240,9 @@ func measuredText(s *Step) string {
 	}
 	if m := s.Summary; m != nil {
 		t += ": " + summaryText(m)
+		if m.Server != "" {
+			t += "; server: " + m.Server
+		}
 		if m.Errors > 0 {
 			t += fmt.Sprintf(", %d errors", m.Errors)
 		}
