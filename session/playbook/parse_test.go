@@ -380,6 +380,36 @@ metric: p99_ms
 	}
 }
 
+// A database workload in a playbook starts from its kind's defaults,
+// whatever order its fields come in, and the fields it sets win.
+func TestParseDatabaseWorkload(t *testing.T) {
+	src := edit(t, "name: t\n", `name: t
+workload:
+  threads: 8
+  workload: sysbench
+  test: oltp_write_only
+  db: existing
+  db_socket: /run/mysqld/mysqld.sock
+  db_user: bench
+  db_password_env: BENCH_PW
+metric: ops_per_s
+`)
+	p, err := Parse("t.yaml", []byte(src), fakeKnobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := probe.DefaultFor(probe.WorkloadSysbench)
+	want.Threads, want.Test, want.DB, want.DBSocket, want.DBUser, want.DBPasswordEnv = 8, "oltp_write_only", "existing", "/run/mysqld/mysqld.sock", "bench", "BENCH_PW"
+	want.Duration = p.Duration
+	if p.Workload != want {
+		t.Errorf("Workload = %+v\nwant %+v", p.Workload, want)
+	}
+	_, err = Parse("t.yaml", []byte(edit(t, "name: t\n", "name: t\nworkload:\n  workload: pgbench\n  scale: 0\n")), fakeKnobs)
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:4:10: workload: --scale 0") {
+		t.Errorf("pgbench scale 0: %v, want the error at the scale", err)
+	}
+}
+
 func TestParseThreshold(t *testing.T) {
 	uu := map[string]float64{
 		`10%`:   0.10,
