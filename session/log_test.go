@@ -187,3 +187,24 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// A reference can be a tool's saved output: its samples carry the fields
+// it measured; asking it for a step is an error that says why.
+func TestLoadRunSavedToolOutput(t *testing.T) {
+	const file = "../probe/parse/testdata/sysbench-1.0.20-oltp_insert-disk.txt"
+	run, err := LoadRun(file, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Format != "sysbench" || len(run.Samples) != 11 || run.Samples[0].Real != probe.FieldOps|probe.FieldP95|probe.FieldErrors {
+		t.Errorf("got format %q, %d samples, first %+v; want 11 sysbench seconds with ops, p95, errors", run.Format, len(run.Samples), run.Samples[0])
+	}
+	if _, err := LoadRun(file, "tmpfs"); err == nil || !strings.Contains(err.Error(), "has no steps") {
+		t.Errorf("a step of saved output: err %v, want it to say there are no steps", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	os.WriteFile(empty, []byte("{\"type\":\"note\"}\n"), 0o600)
+	if _, err := LoadRun(empty, ""); err == nil || !strings.Contains(err.Error(), "saved sysbench, pgbench or fio output") {
+		t.Errorf("no samples: err %v, want it to say what is accepted", err)
+	}
+}

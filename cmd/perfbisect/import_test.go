@@ -98,3 +98,27 @@ func TestImportFioLatencyLog(t *testing.T) {
 		t.Errorf("summary %+v, Real %v, stderr %q", sum, sum.Real, stderr)
 	}
 }
+
+// compare reads saved tool output as it is: last night's sysbench log
+// against tonight's gives the multiplier table on the fields sysbench
+// measured, and nothing on those it did not.
+func TestCompareSavedSysbenchOutput(t *testing.T) {
+	const testdata = "../../probe/parse/testdata/"
+	code, out, stderr := runCLI(t, context.Background(), "compare",
+		testdata+"sysbench-1.0.20-oltp_insert-disk.txt", testdata+"sysbench-1.0.20-oltp_insert-nosync.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(out, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 0 {
+			rows[f[0]] = l
+		}
+	}
+	if len(rows) != 2 || !strings.HasSuffix(rows["p95_ms"], "improved") || !strings.HasSuffix(rows["ops_per_s"], "improved") {
+		t.Errorf("want p95_ms and ops_per_s improved (syncs off), and no other row:\n%s", out)
+	}
+	if !strings.Contains(rows["ops_per_s"], "2.25x") {
+		t.Errorf("ops_per_s: want the 2.25x of the real runs (4006 -> 9002 tps):\n%s", out)
+	}
+}
