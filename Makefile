@@ -51,13 +51,16 @@ calibrate: build
 # The seeds' story on the lab (root, about a minute): an emulated gp2
 # volume measured with full burst credits is the reference; then its credits
 # are gone and the ebs-lab playbook walks image, bare host, tmpfs, fsync and
-# gp3. The lab is taken down whatever happens.
-LAB_BACKING ?= /var/lib/perfbisect-lab
+# gp3. The lab is taken down whatever happens. DEMO_WORKLOAD=sysbench tells
+# the story as the seeds saw it: sysbench oltp_insert on a throwaway MariaDB
+# in the emulated volume (sysbench and mariadb-server installed).
+LAB_BACKING   ?= /var/lib/perfbisect-lab
+DEMO_WORKLOAD ?= fsync
 demo: build
 	./$(BIN) lab up --yes --backing $(LAB_BACKING) --size 30
-	./$(BIN) probe --json --dir $(LAB_BACKING)/mnt/data --duration 10s --file-size 16MiB --prealloc write > demo-reference.jsonl || { ./$(BIN) lab down --yes; exit 1; }
+	./$(BIN) probe --json --workload $(DEMO_WORKLOAD) --dir $(LAB_BACKING)/mnt/data --duration 10s --file-size 16MiB --prealloc write > demo-reference.jsonl || { ./$(BIN) lab down --yes; exit 1; }
 	./$(BIN) lab up --yes --drained
-	./$(BIN) run --no-tui --yes --playbook ebs-lab --dir $(LAB_BACKING)/mnt/data --reference demo-reference.jsonl --record demo-session-$$(date +%Y%m%d-%H%M%S).jsonl; \
+	./$(BIN) run --no-tui --yes --playbook ebs-lab --workload $(DEMO_WORKLOAD) --dir $(LAB_BACKING)/mnt/data --reference demo-reference.jsonl --record demo-session-$$(date +%Y%m%d-%H%M%S).jsonl; \
 	  status=$$?; ./$(BIN) lab down --yes; exit $$status
 
 clean:
