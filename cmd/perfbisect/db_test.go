@@ -170,3 +170,17 @@ func processesUsing(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// A missing sysbench or MariaDB is found before the walk starts: exit 1,
+// the packages named, no session log made.
+func TestWalkMissingTools(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	rec := filepath.Join(t.TempDir(), "walk.jsonl")
+	code, _, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--workload", "sysbench", "--dir", t.TempDir(), "--record", rec)
+	if code != exitFailure || !strings.Contains(stderr, "apt install sysbench") || !strings.Contains(stderr, "mariadb-server") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the sysbench and mariadb-server packages", code, stderr)
+	}
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Errorf("a session log was made (%v): nothing should start", err)
+	}
+}
