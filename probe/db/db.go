@@ -292,6 +292,18 @@ func SyncOff(kind string) []string {
 	return nil
 }
 
+// SyncOffHere is SyncOff for the server of kind that Start would run on
+// this host: a mysql kind whose mysqld is MariaDB's gets MariaDB's settings,
+// so a plan says what will really be done.
+func SyncOffHere(kind string) []string {
+	if kind == MySQL {
+		if b, err := findMySQL(kind); err == nil && b.installDB != "" {
+			return SyncOff(MariaDB)
+		}
+	}
+	return SyncOff(kind)
+}
+
 // checkKind says what is wrong with an unknown kind.
 func checkKind(kind string) error {
 	if slices.Contains(Kinds(), kind) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -534,4 +535,23 @@ func TestServerDiesWithPerfbisect(t *testing.T) {
 	waitGone(t, pid, 10*time.Second)
 	// Nothing removes the data dir of a killed perfbisect; t.TempDir's
 	// cleanup does here.
+}
+
+// On Debian, mysqld is MariaDB's: a plan for the mysql kind must name the
+// settings MariaDB really gets, not MySQL 8's.
+func TestSyncOffHere(t *testing.T) {
+	if got := SyncOffHere(PostgreSQL); !slices.Equal(got, SyncOff(PostgreSQL)) {
+		t.Errorf("postgresql: %v", got)
+	}
+	b, err := findMySQL(MySQL)
+	if err != nil {
+		t.Skipf("no mysqld here: %v", err)
+	}
+	want := SyncOff(MySQL)
+	if b.installDB != "" {
+		want = SyncOff(MariaDB)
+	}
+	if got := SyncOffHere(MySQL); !slices.Equal(got, want) {
+		t.Errorf("mysql kind with %s: %v, want %v", b.server, got, want)
+	}
 }

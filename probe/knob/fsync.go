@@ -68,7 +68,7 @@ func (k *fsyncKnob) planTool(w probe.Spec) (Change, error) {
 		}
 		return Change{}, &Unavailable{Knob: "fsync", Reason: why}
 	}
-	on, off := "syncs on (the server's defaults)", "syncs off: "+strings.Join(db.SyncOff(w.Server), ", ")
+	on, off := "syncs on (the server's defaults)", "syncs off: "+strings.Join(db.SyncOffHere(w.Server), ", ")
 	from, to := on, on
 	if w.SyncOff() {
 		from = off
@@ -81,7 +81,7 @@ func (k *fsyncKnob) planTool(w probe.Spec) (Change, error) {
 	case from == to:
 		c.Do = []string{fmt.Sprintf("nothing: the step's %s already runs with %s", w.Server, to)}
 	case !k.on:
-		c.Do = []string{fmt.Sprintf("start this step's managed %s (a fresh server in the step's data dir) with %s", w.Server, strings.Join(db.SyncOff(w.Server), " "))}
+		c.Do = []string{fmt.Sprintf("start this step's managed %s (a fresh server in the step's data dir) with %s", w.Server, strings.Join(db.SyncOffHere(w.Server), " "))}
 	default:
 		c.Do = []string{fmt.Sprintf("start this step's managed %s with its default syncs", w.Server)}
 	}
