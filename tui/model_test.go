@@ -3,8 +3,10 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 )
 
@@ -315,5 +317,35 @@ func quitsAfterLinger(t *testing.T, m *Model, msg tea.Msg) {
 	}
 	if _, cmd := m.Update(next); cmd == nil || cmd() != tea.Quit() {
 		t.Error("the program does not quit after lingering")
+	}
+}
+
+// TestToolWorkloadShowsWhatItMeasured: pgbench gives an average latency
+// and no percentiles, so the latency chart, the m key and the status line
+// show avg, and the table the metric the verdicts will judge on.
+func TestToolWorkloadShowsWhatItMeasured(t *testing.T) {
+	w := newWalkScript(t).started()
+	w.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	w.record(func(r *recorder) {
+		r.stepStart(&w.pb.Steps[0], 10)
+		for sec := 1; sec <= 5; sec++ {
+			r.wait(time.Second)
+			r.emit("reproduce", &probe.Sample{Sec: sec, OpsPerS: 1300, AvgMs: 0.77, Real: probe.FieldOps | probe.FieldAvg | probe.FieldErrors})
+		}
+	})
+	view := w.m.View()
+	for _, want := range []string{"latency avg ms", "ref avg", "1300 ops/s  avg 0.770 ms"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+	for _, not := range []string{"p99", "p50"} {
+		if strings.Contains(view, not) {
+			t.Errorf("view shows %s, which pgbench does not measure:\n%s", not, view)
+		}
+	}
+	w.key("m")
+	if view := w.m.View(); !strings.Contains(view, "latency avg ms") {
+		t.Errorf("m left the only latency pgbench measures:\n%s", view)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/verdict"
 	"github.com/perfbisect/perfbisect/tui/chart"
 )
 
@@ -102,9 +103,10 @@ func elapsed(st *walkState) string {
 // table is the seeds' table with the playbook's steps: state, baseline
 // median, step median, multiplier.
 func (m *Model) table(w int) []string {
-	metric := "p50"
+	metric := "p50_ms"
 	if m.st.pb != nil {
-		metric = m.st.pb.Metric
+		// What the verdicts will judge on, given what the workload measures.
+		metric, _ = verdict.Pick(m.st.pb.Metric, m.st.last.Measured())
 	}
 	// The verdicts say what they were judged on: a workload without the
 	// playbook's metric is judged on the nearest one it measures.
