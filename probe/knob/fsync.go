@@ -10,7 +10,10 @@ import (
 )
 
 var fsyncSettings = map[string]string{
-	"mode": "off: writes are not made durable (the probe's --sync none; a managed database started with its syncs off); on: they are (default off)",
+	"mode":    "off: writes are not made durable (the probe's --sync none; a managed database started with its syncs off); on: they are (default off)",
+	"apply":   "for a server perfbisect does not manage (--db existing): the command that restarts it with its syncs off (run with /bin/sh -c)",
+	"revert":  "with apply: the command that restarts it with its syncs back on",
+	"timeout": "with apply: how long each command may run (default 60s)",
 }
 
 func init() {
@@ -25,6 +28,9 @@ func init() {
 type fsyncKnob struct {
 	on       bool
 	settings Settings
+	// restart runs the playbook's commands for an existing server; nil
+	// when the playbook gives none.
+	restart *shellKnob
 }
 
 func newFsync(s Settings) (Knob, error) {
@@ -38,10 +44,36 @@ func newFsync(s Settings) (Knob, error) {
 		}
 		mode = v
 	}
-	return &fsyncKnob{on: mode == "on", settings: withDefaults(s, Settings{"mode": mode})}, nil
+	k := &fsyncKnob{on: mode == "on", settings: withDefaults(s, Settings{"mode": mode})}
+	_, hasApply := s["apply"]
+	_, hasRevert := s["revert"]
+	switch {
+	case hasApply != hasRevert:
+		return nil, fmt.Errorf("fsync: apply and revert go together: the command that restarts the server with its syncs off, and the one that restarts it as it was")
+	case hasApply:
+		sh := Settings{"apply": s["apply"], "revert": s["revert"]}
+		if v, ok := s["timeout"]; ok {
+			sh["timeout"] = v
+		}
+		restart, err := newShell(sh)
+		if err != nil {
+			return nil, fmt.Errorf("fsync: %v", err)
+		}
+		k.restart = restart.(*shellKnob)
+	case s["timeout"] != "":
+		return nil, fmt.Errorf("fsync: timeout is for the apply and revert commands, which are not given")
+	}
+	return k, nil
 }
 
 func (k *fsyncKnob) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
+	if k.restart != nil && !w.Managed() && w.Workload != "" && w.Workload != probe.WorkloadFsync {
+		c, err := k.restart.Plan(ctx, env, w)
+		return k.asFsync(c), err
+	}
+	if k.restart != nil {
+		return Change{}, fmt.Errorf("fsync: apply and revert are for a server perfbisect does not manage (--db existing); the %s workload's syncs are turned off without them", w.Workload)
+	}
 	if w.Workload != "" && w.Workload != probe.WorkloadFsync {
 		return k.planTool(w)
 	}
@@ -64,7 +96,7 @@ func (k *fsyncKnob) planTool(w probe.Spec) (Change, error) {
 	if !w.Managed() {
 		why := fmt.Sprintf("the %s workload decides its own syncs: give the step a workload without them (fio: leave out --fsync/--fdatasync), or a shell knob", w.Workload)
 		if w.IsDatabase() {
-			why = fmt.Sprintf("the existing %s server is not perfbisect's to restart: add a shell knob whose commands restart it with syncs off and back on, or make the step manual", w.Server)
+			why = fmt.Sprintf("the existing %s server is not perfbisect's to restart: give this knob the commands that do it (with: {apply: …, revert: …}), or make the step manual", w.Server)
 		}
 		return Change{}, &Unavailable{Knob: "fsync", Reason: why}
 	}
@@ -89,7 +121,23 @@ func (k *fsyncKnob) planTool(w probe.Spec) (Change, error) {
 	return c, nil
 }
 
+// asFsync is the shell knob's change told as this knob's.
+func (k *fsyncKnob) asFsync(c Change) Change {
+	c.Knob, c.Settings = "fsync", k.settings
+	c.Before, c.After = "syncs as the server runs them", "syncs off by the playbook's command"
+	return c
+}
+
 func (k *fsyncKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
+	if k.restart != nil && !w.Managed() && w.Workload != "" && w.Workload != probe.WorkloadFsync {
+		w2, c, revert, err := k.restart.Apply(ctx, env, w)
+		out := c.After
+		c = k.asFsync(c)
+		if out != "" {
+			c.After += ": " + out
+		}
+		return w2, c, revert, err
+	}
 	c, err := k.Plan(ctx, env, w)
 	if err != nil {
 		return w, c, nil, err

@@ -1,6 +1,8 @@
 package knob
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,8 +95,47 @@ func TestFsyncUnmanagedWorkload(t *testing.T) {
 	existing.DB, existing.DBHost = probe.DBExisting, "db1"
 	fio := probe.DefaultFor("fio")
 	fio.Args = "--rw=write"
-	for want, w := range map[string]probe.Spec{"shell knob whose commands restart it": existing, "leave out --fsync": fio} {
+	for want, w := range map[string]probe.Spec{"give this knob the commands": existing, "leave out --fsync": fio} {
 		_, err := newKnob(t, "fsync", nil).Plan(testCtx(t), Env{}, w)
 		wantUnavailable(t, err, want)
+	}
+}
+
+// An existing server is restarted by the playbook's own commands, given to
+// the fsync knob: they run on apply and on revert, and the change says so.
+func TestFsyncExistingServerCommands(t *testing.T) {
+	dir := t.TempDir()
+	w := probe.DefaultFor("sysbench")
+	w.DB, w.DBSocket, w.Dir = probe.DBExisting, "/run/mysqld/mysqld.sock", dir
+	marker := filepath.Join(dir, "syncs")
+	k := newKnob(t, "fsync", Settings{"apply": "echo off > " + marker + "; echo restarted", "revert": "echo on > " + marker})
+	c, err := k.Plan(testCtx(t), Env{}, w)
+	if err != nil || c.Knob != "fsync" || len(c.Do) != 1 || !strings.Contains(c.Do[0], "echo off") {
+		t.Fatalf("Plan = %+v, %v; want the playbook's apply command", c, err)
+	}
+	_, c, revert, err := k.Apply(testCtx(t), Env{}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "off\n" || !strings.Contains(c.After, "restarted") {
+		t.Errorf("after apply: marker %q, After %q", b, c.After)
+	}
+	if err := revert(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "on\n" {
+		t.Errorf("after revert: marker %q, want on", b)
+	}
+
+	// On a managed server or the probe, perfbisect turns syncs off itself.
+	managed := probe.DefaultFor("sysbench")
+	managed.Dir = dir
+	if _, err := k.Plan(testCtx(t), Env{}, managed); err == nil || !strings.Contains(err.Error(), "does not manage") {
+		t.Errorf("commands on a managed server: %v, want an error", err)
+	}
+	for _, s := range []Settings{{"apply": "x"}, {"revert": "x"}, {"timeout": "5s"}} {
+		if _, err := New("fsync", s); err == nil {
+			t.Errorf("fsync %v: no error", s)
+		}
 	}
 }
