@@ -184,3 +184,44 @@ func TestWalkMissingTools(t *testing.T) {
 		t.Errorf("a session log was made (%v): nothing should start", err)
 	}
 }
+
+// TestDatabaseWalkKilled: perfbisect killed with SIGKILL mid-step cannot
+// clean up, but its agent sees its stdin close and stops the sysbench run
+// and the managed server, and removes the server's data dir.
+func TestDatabaseWalkKilled(t *testing.T) {
+	testutil.RequireRoot(t)
+	testutil.RequireTool(t, "sysbench")
+	testutil.RequireTool(t, "mariadbd")
+	data := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "walk.jsonl")
+	cmd := exec.Command(binary(t), "run", "--no-tui", "--yes", "--workload", "sysbench", "--table-size", "1000",
+		"--dir", data, "--duration", "60s", "--record", rec)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitUntil(t, 60*time.Second, "the first sample in the log", func() bool {
+		b, _ := os.ReadFile(rec)
+		return strings.Contains(string(b), `"type":"sample"`)
+	})
+	if len(processesUsing(t, data)) == 0 || len(testutil.Entries(t, data)) == 0 {
+		t.Fatalf("no server running in %s while measuring", data)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitUntil(t, 30*time.Second, "the server stopped and its data dir removed", func() bool {
+		return len(processesUsing(t, data)) == 0 && len(testutil.Entries(t, data)) == 0
+	})
+}
+
+func waitUntil(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(limit); !ok(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("after %v: not yet %s", limit, what)
+		}
+	}
+}
