@@ -350,3 +350,40 @@ func BenchmarkReport1h(b *testing.B) {
 		}
 	}
 }
+
+// TestToolWorkload: pgbench's samples have an average latency and no
+// percentiles: the charts draw the average, the summaries say only what
+// was measured, and the probe's reference is left out of a latency chart
+// it has no values for.
+func TestToolWorkload(t *testing.T) {
+	evs := stream(8)
+	for _, e := range evs {
+		switch d := e.Data.(type) {
+		case *probe.Sample:
+			*d = probe.Sample{Sec: d.Sec, OpsPerS: d.OpsPerS, AvgMs: d.P50Ms, Errors: 0, Real: probe.FieldOps | probe.FieldAvg | probe.FieldErrors}
+		case *session.StepEnd:
+			d.Summary = &probe.Summary{DurationS: 8, Ops: 8000, OpsPerS: 1000, AvgMs: 0.8, Real: probe.FieldOps | probe.FieldAvg | probe.FieldErrors,
+				Ended: probe.EndCompleted, Server: "managed postgresql 15.18 (fsync=off)"}
+		}
+	}
+	r := Build(evs, nil)
+	md := string(render(t, r, FormatMarkdown))
+	for _, want := range []string{"reproduce: avg ms per second", "1000.0 ops/s, avg 0.800 ms; server: managed postgresql 15.18 (fsync=off)"} {
+		if !strings.Contains(md, strings.ReplaceAll(want, "_", `\_`)) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "p99 ms per second") || strings.Contains(md, "ops/s, p50") {
+		t.Errorf("Markdown shows percentiles pgbench does not measure:\n%s", md)
+	}
+	h := string(render(t, r, FormatHTML))
+	if !strings.Contains(h, "avg latency, ms per second") || strings.Contains(h, "p99 latency") {
+		t.Errorf("HTML: want the avg latency chart and no p99 chart")
+	}
+	// The reference (the probe's samples) has no avg: not in that chart.
+	lat := h[strings.Index(h, "avg latency, ms per second"):]
+	lat = lat[:strings.Index(lat, "</svg>")]
+	if strings.Contains(lat, "k-ref") {
+		t.Errorf("the avg latency chart draws the reference, which measured no avg")
+	}
+}
