@@ -344,8 +344,17 @@ func TestToolWorkloadShowsWhatItMeasured(t *testing.T) {
 			t.Errorf("view shows %s, which pgbench does not measure:\n%s", not, view)
 		}
 	}
+	// The reference is the probe's: it has no avg, so the avg chart has no
+	// reference line or legend; the throughput chart has both.
+	if n := strings.Count(view, "reference"); n != 1 {
+		t.Errorf("the legend names the reference %d times, want 1 (throughput only):\n%s", n, view)
+	}
 	w.key("m")
 	if view := w.m.View(); !strings.Contains(view, "latency avg ms") {
 		t.Errorf("m left the only latency pgbench measures:\n%s", view)
+	}
+	w.key("f")
+	if view := w.m.View(); !strings.Contains(view, "latency avg ms") || !strings.Contains(view, "[frozen]") {
+		t.Errorf("frozen, the chart left the latency pgbench measures:\n%s", view)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
+	"github.com/perfbisect/perfbisect/session/verdict"
 	"github.com/perfbisect/perfbisect/tui/chart"
 )
 
@@ -37,6 +38,7 @@ type walkState struct {
 	last      probe.Sample
 	ring      *chart.Ring // the running (or last run) step
 	reference *chart.Ring
+	refHas    probe.Fields // the fields every reference sample measured
 	repro     *chart.Ring // the reproduce step: the regression
 	reproID   string
 	activity  []string // knob changes, notes and errors, newest last
@@ -93,6 +95,7 @@ func (s *walkState) apply(e session.Event) {
 			}
 		}
 		s.reference.Reset()
+		s.refHas = verdict.Measured(d.ReferenceSamples)
 		for _, x := range d.ReferenceSamples {
 			s.reference.Push(x)
 		}

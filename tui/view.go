@@ -173,7 +173,8 @@ func (m *Model) charts(w, h int) string {
 	}
 	draw := func(title string, metric chart.Metric, height int) string {
 		var series []chart.Series
-		if src.reference.Len() > 0 {
+		// A reference from another tool may lack this metric: no line, no legend.
+		if src.reference.Len() > 0 && src.refHas.Has(metric.Field()) {
 			m.bufs[0] = src.reference.Range(m.bufs[0], metric, from, window)
 			series = append(series, chart.Series{Name: "reference", Values: m.bufs[0], Color: chart.ColorReference, Reduce: metric.Reduce()})
 		}
