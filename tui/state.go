@@ -39,7 +39,7 @@ type walkState struct {
 	ring      *chart.Ring // the running (or last run) step
 	reference *chart.Ring
 	refHas    probe.Fields // the fields every reference sample measured
-	repro     *chart.Ring // the reproduce step: the regression
+	repro     *chart.Ring  // the reproduce step: the regression
 	reproID   string
 	activity  []string // knob changes, notes and errors, newest last
 	end       *session.SessionEnd
