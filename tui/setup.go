@@ -12,7 +12,10 @@ import (
 
 // Choice is what the setup screen settles: Enter with the defaults starts.
 type Choice struct {
-	Playbook  string
+	Playbook string
+	// Workload replaces the playbook's ("sysbench", "pgbench"), with that
+	// tool's defaults; "" keeps the playbook's.
+	Workload  string
 	Dir       string
 	Reference string
 	Start     bool // false: the operator quit instead
@@ -24,13 +27,25 @@ type Setup struct {
 	facts     host.Facts
 	playbooks []*playbook.Playbook
 	pick      int
+	workload  int // index in setupWorkloads
 	dir, ref  textinput.Model
-	field     int // 0 playbook, 1 dir, 2 reference
+	field     int // 0 playbook, 1 workload, 2 dir, 3 reference
 	styles    styles
 	width     int
 	height    int
 	choice    Choice
 }
+
+// setupWorkloads are the workloads the setup offers: the playbook's, or a
+// database benchmark on a throwaway server (fio and command need a job or
+// a command line: run them with --workload).
+var setupWorkloads = []struct{ name, text string }{
+	{"", "the playbook's"},
+	{"sysbench", "sysbench oltp_insert on a throwaway MariaDB"},
+	{"pgbench", "pgbench tpcb-like on a throwaway PostgreSQL"},
+}
+
+const setupFields = 4
 
 // NewSetup shows facts (gathered by the caller) and offers the embedded
 // playbooks with def chosen.
@@ -68,27 +83,34 @@ func (s *Setup) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return s, tea.Quit
 			}
 		case "enter":
-			s.choice = Choice{Playbook: s.playbooks[s.pick].Name, Dir: s.dir.Value(), Reference: s.ref.Value(), Start: true}
+			s.choice = Choice{Playbook: s.playbooks[s.pick].Name, Workload: setupWorkloads[s.workload].name,
+				Dir: s.dir.Value(), Reference: s.ref.Value(), Start: true}
 			return s, tea.Quit
 		case "tab", "down":
 			return s, s.focus(s.field + 1)
 		case "shift+tab", "up":
-			return s, s.focus(s.field + 2)
+			return s, s.focus(s.field + setupFields - 1)
 		case "left", "right", " ":
-			if s.field == 0 && len(s.playbooks) > 0 {
-				d := 1
+			step := func(i, n int) int {
 				if msg.String() == "left" {
-					d = len(s.playbooks) - 1
+					return (i + n - 1) % n
 				}
-				s.pick = (s.pick + d) % len(s.playbooks)
+				return (i + 1) % n
+			}
+			switch {
+			case s.field == 0 && len(s.playbooks) > 0:
+				s.pick = step(s.pick, len(s.playbooks))
+				return s, nil
+			case s.field == 1:
+				s.workload = step(s.workload, len(setupWorkloads))
 				return s, nil
 			}
 		}
 		var cmd tea.Cmd
 		switch s.field {
-		case 1:
-			s.dir, cmd = s.dir.Update(msg)
 		case 2:
+			s.dir, cmd = s.dir.Update(msg)
+		case 3:
 			s.ref, cmd = s.ref.Update(msg)
 		}
 		return s, cmd
@@ -97,13 +119,13 @@ func (s *Setup) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (s *Setup) focus(f int) tea.Cmd {
-	s.field = f % 3
+	s.field = f % setupFields
 	s.dir.Blur()
 	s.ref.Blur()
 	switch s.field {
-	case 1:
-		return s.dir.Focus()
 	case 2:
+		return s.dir.Focus()
+	case 3:
 		return s.ref.Focus()
 	}
 	return nil
@@ -127,16 +149,21 @@ func (s *Setup) View() string {
 	}
 	pb := "(none)"
 	desc := ""
+	wl := setupWorkloads[s.workload].text
 	if len(s.playbooks) > 0 {
 		p := s.playbooks[s.pick]
 		pb = fmt.Sprintf("%s  (%d steps; ←/→ to change)", p.Name, len(p.Steps))
 		desc = strings.Join(strings.Fields(p.Description), " ")
+		if s.workload == 0 {
+			wl += ": " + p.Workload.Describe()
+		}
 	}
 	lines = append(lines,
 		mark(0)+"playbook   "+pb,
 		"             "+s.styles.dim.Render(truncate(desc, w-13)),
-		mark(1)+"data dir   "+s.dir.View(),
-		mark(2)+"reference  "+s.ref.View(),
+		mark(1)+"workload   "+truncate(wl, w-13),
+		mark(2)+"data dir   "+s.dir.View(),
+		mark(3)+"reference  "+s.ref.View(),
 		"",
 		"Enter starts · tab moves · esc quits",
 		s.styles.dim.Render("Before any change to this host you are shown exactly what it does and how it is put back."),

@@ -57,11 +57,11 @@ func TestSetupChoice(t *testing.T) {
 	}
 
 	s = NewSetup(setupFacts(), pbs, "quick", dataDir)
-	press(s, rightKey, tabKey, runes("/q"), tabKey, runes("ref.jsonl"))
+	press(s, rightKey, tabKey, rightKey, rightKey, tabKey, runes("/q"), tabKey, runes("ref.jsonl"))
 	if cmd := press(s, enterKey); cmd == nil {
 		t.Fatal("enter does not end the setup")
 	}
-	if got, want := s.Choice(), (Choice{Playbook: "other", Dir: dataDir + "/q", Reference: "ref.jsonl", Start: true}); got != want {
+	if got, want := s.Choice(), (Choice{Playbook: "other", Workload: "pgbench", Dir: dataDir + "/q", Reference: "ref.jsonl", Start: true}); got != want {
 		t.Errorf("after choosing: %+v, want %+v", got, want)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/tui"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // errNoTerminal is the answer of the interactive commands without a terminal.
@@ -135,5 +136,13 @@ func runSetup(ctx context.Context, stdout, stderr io.Writer) error {
 	if !ch.Start {
 		return nil
 	}
-	return runWalk(ctx, walkFlags{playbook: ch.Playbook, dir: ch.Dir, reference: ch.Reference}, os.Stdin, stdout, stderr)
+	f := walkFlags{playbook: ch.Playbook, dir: ch.Dir, reference: ch.Reference}
+	if ch.Workload != "" {
+		// As if typed: --workload NAME, with that tool's defaults.
+		f.workload = addWorkloadFlags(pflag.NewFlagSet("setup", pflag.ContinueOnError), false)
+		if err := f.workload.fs.Set("workload", ch.Workload); err != nil {
+			return failure(err)
+		}
+	}
+	return runWalk(ctx, f, os.Stdin, stdout, stderr)
 }
