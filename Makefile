@@ -51,9 +51,9 @@ calibrate: build
 # The seeds' story on the lab (root, about a minute): an emulated gp2
 # volume measured with full burst credits is the reference; then its credits
 # are gone and the ebs-lab playbook walks image, bare host, tmpfs, fsync and
-# gp3. The lab is taken down whatever happens. DEMO_WORKLOAD=sysbench tells
+# gp3. The lab is taken down whatever happens. DEMO_WORKLOAD=sysbench (or pgbench) tells
 # the story as the seeds saw it: sysbench oltp_insert on a throwaway MariaDB
-# in the emulated volume (sysbench and mariadb-server installed).
+# (PostgreSQL) in the emulated volume (the tools and servers installed).
 LAB_BACKING   ?= /var/lib/perfbisect-lab
 DEMO_WORKLOAD ?= fsync
 demo: build

@@ -123,7 +123,7 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 			}
 		}
 	}()
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+	if err := os.MkdirAll(o.Dir, 0o711); err != nil {
 		return nil, fmt.Errorf("lab: %v", err)
 	}
 	s := &State{
