@@ -343,3 +343,25 @@ func TestSpecDescribe(t *testing.T) {
 		})
 	}
 }
+
+func TestSpecExpected(t *testing.T) {
+	sb := DefaultFor(WorkloadSysbench)
+	sb.Percentile = 99
+	cmd := DefaultFor(WorkloadCommand)
+	cmd.Pattern = `tps=(?P<ops>\d+) lat=(?P<lat_ms>[0-9.]+)`
+	uu := []struct {
+		s    Spec
+		want Fields
+	}{
+		{DefaultSpec(), ProbeFields},
+		{sb, FieldOps | FieldP99 | FieldErrors},
+		{DefaultFor(WorkloadPgbench), FieldOps | FieldAvg | FieldErrors},
+		{cmd, FieldOps | FieldAvg},
+		{Spec{Workload: "nope"}, 0},
+	}
+	for _, u := range uu {
+		if got := u.s.Expected(); got != u.want {
+			t.Errorf("%s: Expected() = %v, want %v", u.s.Workload, got, u.want)
+		}
+	}
+}

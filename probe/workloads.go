@@ -213,3 +213,30 @@ func oneOf(v string, set []string) bool {
 	}
 	return false
 }
+
+// Expected is the set of fields the workload's samples will have, before
+// any has come (a screen sets up its charts with it); 0 when not known.
+func (s Spec) Expected() Fields {
+	switch s.Workload {
+	case WorkloadFsync:
+		return ProbeFields
+	case WorkloadSysbench:
+		pct := map[int]Field{50: FieldP50, 95: FieldP95, 99: FieldP99}[s.Percentile]
+		return FieldOps | pct | FieldErrors
+	case WorkloadPgbench:
+		return FieldOps | FieldAvg | FieldErrors
+	case WorkloadFio:
+		return FieldOps | FieldMiB | FieldP50 | FieldP95 | FieldP99 | FieldMax
+	case WorkloadCommand:
+		re, err := CommandPattern(s.Pattern)
+		if err != nil {
+			return 0
+		}
+		var f Fields
+		for _, n := range re.SubexpNames() {
+			f |= CommandGroups[n]
+		}
+		return f
+	}
+	return 0
+}

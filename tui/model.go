@@ -259,7 +259,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.selected = min(len(m.st.steps)-1, m.selected+1)
 	case key.Matches(k, m.keys.Metric):
 		// Only the latencies the workload measures (pgbench: the average).
-		m.metric = m.metric.NextLatency().Measured(m.st.last.Measured())
+		m.metric = m.metric.NextLatency().Measured(m.st.measures())
 	case key.Matches(k, m.keys.Wider):
 		m.window = min(len(windows)-1, m.window+1)
 	case key.Matches(k, m.keys.Narrower):

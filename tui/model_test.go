@@ -358,3 +358,16 @@ func TestToolWorkloadShowsWhatItMeasured(t *testing.T) {
 		t.Errorf("frozen, the chart left the latency pgbench measures:\n%s", view)
 	}
 }
+
+// Before the first sample, the screen already shows what the session's
+// workload will measure: pgbench's average, not the playbook's p50.
+func TestToolWorkloadBeforeItsFirstSample(t *testing.T) {
+	w := newWalkScript(t)
+	w.pb.Workload = probe.DefaultFor(probe.WorkloadPgbench)
+	w.started()
+	w.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	view := w.m.View()
+	if !strings.Contains(view, "ref avg") || !strings.Contains(view, "latency avg ms") {
+		t.Errorf("before any sample, want the table and chart on avg:\n%s", view)
+	}
+}

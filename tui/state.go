@@ -203,3 +203,14 @@ func (s *walkState) conclusion() string {
 	}
 	return ""
 }
+
+// measures is what the workload's samples measure: the last sample's
+// fields, or before any sample what the session's workload will give.
+func (s *walkState) measures() probe.Fields {
+	if s.last.Sec == 0 && s.start != nil {
+		if f := s.start.Workload.Expected(); f != 0 {
+			return f
+		}
+	}
+	return s.last.Measured()
+}

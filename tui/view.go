@@ -106,7 +106,7 @@ func (m *Model) table(w int) []string {
 	metric := "p50_ms"
 	if m.st.pb != nil {
 		// What the verdicts will judge on, given what the workload measures.
-		metric, _ = verdict.Pick(m.st.pb.Metric, m.st.last.Measured())
+		metric, _ = verdict.Pick(m.st.pb.Metric, m.st.measures())
 	}
 	// The verdicts say what they were judged on: a workload without the
 	// playbook's metric is judged on the nearest one it measures.
@@ -187,7 +187,7 @@ func (m *Model) charts(w, h int) string {
 		c := chart.Chart{Title: fmt.Sprintf("%s, last %ds%s", title, window, frozen), Series: series, Window: window, FirstSec: from, Color: m.color}
 		return c.Render(w, height)
 	}
-	lat := m.metric.Measured(src.last.Measured())
+	lat := m.metric.Measured(m.st.measures())
 	if h < 12 {
 		return draw("latency "+lat.String(), lat, h)
 	}
