@@ -39,7 +39,7 @@ func TestNewSettings(t *testing.T) {
 		"fsync default":              {"fsync", nil, ""},
 		"fsync on":                   {"fsync", Settings{"mode": "on"}, ""},
 		"fsync bad mode":             {"fsync", Settings{"mode": "maybe"}, `fsync: mode "maybe": want one of off, on`},
-		"fsync unknown setting":      {"fsync", Settings{"sync": "off"}, `unknown setting "sync" (fsync takes: mode)`},
+		"fsync unknown setting":      {"fsync", Settings{"sync": "off"}, `unknown setting "sync" (fsync takes: apply, mode, revert, timeout)`},
 		"scheduler":                  {"scheduler", Settings{"value": "bfq"}, ""},
 		"scheduler missing value":    {"scheduler", nil, `scheduler: setting "value" is required`},
 		"scheduler bracketed value":  {"scheduler", Settings{"value": "[bfq]"}, `scheduler: value "[bfq]": want one scheduler name`},
