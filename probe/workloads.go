@@ -58,6 +58,11 @@ func DefaultFor(workload string) Spec {
 	return s
 }
 
+// RunsTool reports whether the workload runs another program (sysbench,
+// pgbench, fio, a command) rather than the built-in fsync probe; a spec
+// with no workload named is the probe's.
+func (s Spec) RunsTool() bool { return s.Workload != "" && s.Workload != WorkloadFsync }
+
 // IsDatabase reports whether the workload runs against a database server.
 func (s Spec) IsDatabase() bool {
 	return s.Workload == WorkloadSysbench || s.Workload == WorkloadPgbench

@@ -66,18 +66,23 @@ func newFsync(s Settings) (Knob, error) {
 	return k, nil
 }
 
+// byCommands reports whether the playbook's own commands turn the syncs:
+// apply and revert given, for a tool whose server perfbisect does not start.
+func (k *fsyncKnob) byCommands(w probe.Spec) bool {
+	return k.restart != nil && w.RunsTool() && !w.Managed()
+}
+
 func (k *fsyncKnob) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
-	if k.restart != nil && !w.Managed() && w.Workload != "" && w.Workload != probe.WorkloadFsync {
+	switch {
+	case k.byCommands(w):
 		c, err := k.restart.Plan(ctx, env, w)
 		return k.asFsync(c), err
-	}
-	if k.restart != nil {
+	case k.restart != nil:
 		return Change{}, fmt.Errorf("fsync: apply and revert are for a server perfbisect does not manage (--db existing); the %s workload's syncs are turned off without them", w.Workload)
-	}
-	if w.Workload != "" && w.Workload != probe.WorkloadFsync {
+	case w.RunsTool():
 		return k.planTool(w)
 	}
-	to := k.syncFor(w.Sync)
+	to := k.syncFor(w)
 	c := Change{Knob: "fsync", Settings: k.settings, Before: "sync " + w.Sync.String(), After: "sync " + to.String()}
 	if to == w.Sync {
 		c.Do = []string{fmt.Sprintf("nothing: the workload already runs with --sync %s", w.Sync)}
@@ -129,41 +134,35 @@ func (k *fsyncKnob) asFsync(c Change) Change {
 }
 
 func (k *fsyncKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, Change, Revert, error) {
-	if k.restart != nil && !w.Managed() && w.Workload != "" && w.Workload != probe.WorkloadFsync {
-		w2, c, revert, err := k.restart.Apply(ctx, env, w)
+	if k.byCommands(w) {
+		w, c, revert, err := k.restart.Apply(ctx, env, w)
 		out := c.After
 		c = k.asFsync(c)
 		if out != "" {
 			c.After += ": " + out
 		}
-		return w2, c, revert, err
+		return w, c, revert, err
 	}
 	c, err := k.Plan(ctx, env, w)
 	if err != nil {
 		return w, c, nil, err
 	}
-	if w.Workload != "" && w.Workload != probe.WorkloadFsync {
-		w.Sync = probe.SyncFdatasync
-		if !k.on {
-			w.Sync = probe.SyncNone
-		}
-		return w, c, nothingToRevert, nil
-	}
-	w.Sync = k.syncFor(w.Sync)
 	// The change lives only in the returned spec, which the session uses for
-	// this step alone: there is nothing on the host to put back.
+	// this step alone (a managed server is started from it): there is
+	// nothing on the host to put back.
+	w.Sync = k.syncFor(w)
 	return w, c, nothingToRevert, nil
 }
 
-// syncFor is the sync mode the workload runs with: none when off; when on, a
-// workload that did not sync gets fdatasync, and one that already syncs
-// keeps its own way of doing it.
-func (k *fsyncKnob) syncFor(was probe.SyncMode) probe.SyncMode {
+// syncFor is the sync mode the workload runs with: none when off. When on,
+// a managed database gets its default syncs (fdatasync), and the probe
+// keeps its own way of syncing, or fdatasync if it did not sync.
+func (k *fsyncKnob) syncFor(w probe.Spec) probe.SyncMode {
 	switch {
 	case !k.on:
 		return probe.SyncNone
-	case was == probe.SyncNone || was == "":
+	case w.RunsTool(), w.Sync == probe.SyncNone, w.Sync == "":
 		return probe.SyncFdatasync
 	}
-	return was
+	return w.Sync
 }

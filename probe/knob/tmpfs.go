@@ -292,7 +292,7 @@ const dbTmpfs = probe.GiB
 // workloadBytes is what the workload writes to its data dir: one file per
 // writer for the fsync probe; unknown (0) for other workloads.
 func workloadBytes(w probe.Spec) probe.Size {
-	if w.Workload != "" && w.Workload != "fsync" {
+	if w.RunsTool() {
 		return 0
 	}
 	return probe.Size(max(w.Threads, 1)) * w.FileSize
