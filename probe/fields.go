@@ -126,3 +126,47 @@ func (s Sample) Get(f Field) (float64, bool) {
 	}
 	return v, s.Measured().Has(f)
 }
+
+// Label is the field's short name in a line of text: "p50", "avg", "ops/s".
+func (f Field) Label() string {
+	switch f {
+	case FieldOps:
+		return "ops/s"
+	case FieldMiB:
+		return "MiB/s"
+	case FieldP50:
+		return "p50"
+	case FieldP95:
+		return "p95"
+	case FieldP99:
+		return "p99"
+	case FieldMax:
+		return "max"
+	case FieldAvg:
+		return "avg"
+	case FieldErrors:
+		return "errors"
+	}
+	return f.String()
+}
+
+// Latencies lists the latencies a one-line summary of samples that
+// measured have shows, in the order p50, p95, p99, avg, max: the probe's
+// line shows p50, p99 and max (its p95 adds little between them), a
+// tool's the ones it gave.
+func Latencies(have Fields) []Field {
+	var out []Field
+	for _, f := range []Field{FieldP50, FieldP95, FieldP99, FieldAvg, FieldMax} {
+		if have.Has(f) && !(f == FieldP95 && have.Has(FieldP50|FieldP99)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AsSample is the summary's numbers as a sample, so one formatter shows
+// both; it measured what the summary says (the probe's set when Real is 0).
+func (s Summary) AsSample() Sample {
+	return Sample{OpsPerS: s.OpsPerS, MiBPerS: s.MiBPerS, P50Ms: s.P50Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms,
+		AvgMs: s.AvgMs, MaxMs: s.MaxMs, Errors: s.Errors, Real: s.Real}
+}

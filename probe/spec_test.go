@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,6 +363,24 @@ func TestSpecExpected(t *testing.T) {
 	for _, u := range uu {
 		if got := u.s.Expected(); got != u.want {
 			t.Errorf("%s: Expected() = %v, want %v", u.s.Workload, got, u.want)
+		}
+	}
+}
+
+func TestLatencies(t *testing.T) {
+	uu := []struct {
+		have Fields
+		want []Field
+	}{
+		{ProbeFields, []Field{FieldP50, FieldP99, FieldMax}},
+		{FieldOps | FieldP95 | FieldErrors, []Field{FieldP95}},
+		{FieldOps | FieldAvg, []Field{FieldAvg}},
+		{FieldOps | FieldP50 | FieldP95 | FieldP99 | FieldAvg | FieldMax, []Field{FieldP50, FieldP99, FieldAvg, FieldMax}},
+		{FieldOps, nil},
+	}
+	for _, u := range uu {
+		if got := Latencies(u.have); !slices.Equal(got, u.want) {
+			t.Errorf("Latencies(%v) = %v, want %v", u.have, got, u.want)
 		}
 	}
 }

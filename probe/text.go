@@ -65,12 +65,8 @@ func (e *TextEncoder) Summary(s Summary) error {
 	if err := e.writeHeader(s.Real); err != nil {
 		return err
 	}
-	have := s.Real
-	if have == 0 {
-		have = ProbeFields
-	}
-	row := Sample{OpsPerS: s.OpsPerS, MiBPerS: s.MiBPerS, P50Ms: s.P50Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms, AvgMs: s.AvgMs, MaxMs: s.MaxMs, Errors: s.Errors}
-	if err := e.row("all", row, have|FieldOps); err != nil {
+	row := s.AsSample()
+	if err := e.row("all", row, row.Measured()|FieldOps); err != nil {
 		return err
 	}
 	var err error

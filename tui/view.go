@@ -207,9 +207,10 @@ func (m *Model) status(w int) string {
 	done := float64(sv.seconds) / max(sv.planned, 1)
 	label := fmt.Sprintf(" %ds/%.0fs ", sv.seconds, sv.planned)
 	nums := fmt.Sprintf("%.0f ops/s", st.last.OpsPerS)
-	for _, l := range []chart.Metric{chart.P50, chart.P95, chart.P99, chart.Avg} {
-		if v, ok := st.last.Get(l.Field()); ok && (l != chart.P95 || !st.last.Measured().Has(probe.FieldP50|probe.FieldP99)) {
-			nums += fmt.Sprintf("  %s %s", strings.TrimSuffix(l.String(), " ms"), probe.MsText(v))
+	for _, f := range probe.Latencies(st.last.Measured()) {
+		if f != probe.FieldMax { // the progress line is short: max is in the chart's m cycle
+			v, _ := st.last.Get(f)
+			nums += fmt.Sprintf("  %s %s", f.Label(), probe.MsText(v))
 		}
 	}
 	nums += " ms"

@@ -140,17 +140,9 @@ func prefixed(p, s string) string {
 // for the probe, " p95 3.55 ms" for sysbench, " avg 1.20 ms" for pgbench.
 func latencies(s probe.Sample) string {
 	t := ""
-	for _, l := range []struct {
-		f    probe.Field
-		name string
-	}{{probe.FieldP50, "p50"}, {probe.FieldP95, "p95"}, {probe.FieldP99, "p99"}, {probe.FieldAvg, "avg"}, {probe.FieldMax, "max"}} {
-		// The probe measures p95 too; its line has always shown p50, p99 and max.
-		if l.f == probe.FieldP95 && s.Measured().Has(probe.FieldP50|probe.FieldP99) {
-			continue
-		}
-		if v, ok := s.Get(l.f); ok {
-			t += fmt.Sprintf(" %s %s ", l.name, probe.MsText(v))
-		}
+	for _, f := range probe.Latencies(s.Measured()) {
+		v, _ := s.Get(f)
+		t += fmt.Sprintf(" %s %s ", f.Label(), probe.MsText(v))
 	}
 	if t == "" {
 		return ""

@@ -505,20 +505,11 @@ func latency(want string, samples []probe.Sample) (string, probe.Field, func(pro
 // summaryText says a run's summary with the fields it measured:
 // "512.0 ops/s, p95 3.1 ms, max 12 ms".
 func summaryText(m *probe.Summary) string {
-	have := m.Real
-	if have == 0 {
-		have = probe.ProbeFields
-	}
+	s := m.AsSample()
 	t := fmt.Sprintf("%.1f ops/s", m.OpsPerS)
-	for _, l := range []struct {
-		f    probe.Field
-		name string
-		v    float64
-	}{{probe.FieldP50, "p50", m.P50Ms}, {probe.FieldP95, "p95", m.P95Ms}, {probe.FieldP99, "p99", m.P99Ms}, {probe.FieldAvg, "avg", m.AvgMs}, {probe.FieldMax, "max", m.MaxMs}} {
-		// The probe's summary has p95 too; it has always said p50, p99, max.
-		if have.Has(l.f) && !(l.f == probe.FieldP95 && have.Has(probe.FieldP50|probe.FieldP99)) {
-			t += fmt.Sprintf(", %s %s ms", l.name, probe.MsText(l.v))
-		}
+	for _, f := range probe.Latencies(s.Measured()) {
+		v, _ := s.Get(f)
+		t += fmt.Sprintf(", %s %s ms", f.Label(), probe.MsText(v))
 	}
 	return t
 }
