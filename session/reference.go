@@ -47,13 +47,12 @@ func LoadRun(path, step string) (*Run, error) {
 		}
 		return run, nil
 	}
-	r := NewReader(bytes.NewReader(data))
-	var evs []Event
-	for r.Scan() {
-		evs = append(evs, r.Event())
+	evs, bad, err := ReadLogFile(path)
+	if err != nil {
+		return nil, err
 	}
 	run := &Run{}
-	for _, b := range r.BadLines() {
+	for _, b := range bad {
 		run.Bad = append(run.Bad, b)
 	}
 	if step == "" {
