@@ -399,5 +399,5 @@ func (m *Model) toggleFreeze() {
 		m.frozen = nil
 		return
 	}
-	m.frozen = &walkState{ring: m.st.ring.Clone(), reference: m.st.reference, refHas: m.st.refHas, repro: m.st.repro.Clone(), last: m.st.last}
+	m.frozen = &walkState{ring: m.st.ring.Clone(), reference: m.st.reference, refHas: m.st.refHas, repro: m.st.repro.Clone()}
 }

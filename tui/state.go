@@ -39,6 +39,7 @@ type walkState struct {
 	ring      *chart.Ring // the running (or last run) step
 	reference *chart.Ring
 	refHas    probe.Fields // the fields every reference sample measured
+	expected  probe.Fields // what the session's workload will measure (0: not known)
 	repro     *chart.Ring  // the reproduce step: the regression
 	reproID   string
 	activity  []string // knob changes, notes and errors, newest last
@@ -96,6 +97,7 @@ func (s *walkState) apply(e session.Event) {
 		}
 		s.reference.Reset()
 		s.refHas = verdict.Measured(d.ReferenceSamples)
+		s.expected = d.Workload.Expected()
 		for _, x := range d.ReferenceSamples {
 			s.reference.Push(x)
 		}
@@ -207,10 +209,8 @@ func (s *walkState) conclusion() string {
 // measures is what the workload's samples measure: the last sample's
 // fields, or before any sample what the session's workload will give.
 func (s *walkState) measures() probe.Fields {
-	if s.last.Sec == 0 && s.start != nil {
-		if f := s.start.Workload.Expected(); f != 0 {
-			return f
-		}
+	if s.last.Sec == 0 && s.expected != 0 {
+		return s.expected
 	}
 	return s.last.Measured()
 }
