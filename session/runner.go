@@ -100,7 +100,7 @@ func (r *Runner) Extend(d time.Duration) { r.extra.Add(int64(d)) }
 func (r *Runner) Results() []StepResult { return r.results }
 
 func (r *Runner) emit(step string, data any) {
-	r.opt.Emit(Event{Type: typeOf(data), Time: r.opt.Now(), Step: step, Data: data})
+	r.opt.Emit(NewEvent(r.opt.Now(), step, data))
 }
 
 // Start records the session and the host.
@@ -213,6 +213,13 @@ func (r *Runner) finish(step *playbook.Step, res StepResult, outcome string, too
 func (r *Runner) verdictOptions() verdict.Options {
 	pb := r.opt.Playbook
 	return verdict.Options{Metric: pb.Metric, Threshold: pb.Threshold}
+}
+
+// NewEvent is an event of step at time at carrying data, one of the
+// payload types of the event table (*SessionStart, *probe.Sample, …), its
+// Type set from data. An unknown payload panics: it is a programming error.
+func NewEvent(at time.Time, step string, data any) Event {
+	return Event{Type: typeOf(data), Time: at, Step: step, Data: data}
 }
 
 func typeOf(data any) Type {

@@ -33,37 +33,9 @@ type recorder struct {
 func (r *recorder) wait(d time.Duration) { r.at = r.at.Add(d) }
 
 func (r *recorder) emit(step string, data any) session.Event {
-	e := session.Event{Type: typeOf(data), Time: r.at, Step: step, Data: data}
+	e := session.NewEvent(r.at, step, data)
 	r.events = append(r.events, e)
 	return e
-}
-
-func typeOf(data any) session.Type {
-	switch data.(type) {
-	case *session.SessionStart:
-		return session.TypeSession
-	case *session.HostFacts:
-		return session.TypeHost
-	case *session.StepStart:
-		return session.TypeStepStart
-	case *session.StepEnd:
-		return session.TypeStepEnd
-	case *session.KnobEvent:
-		return session.TypeKnob
-	case *probe.Sample:
-		return session.TypeSample
-	case *session.Verdict:
-		return session.TypeVerdict
-	case *session.Decision:
-		return session.TypeDecision
-	case *session.Note:
-		return session.TypeNote
-	case *session.ErrorEvent:
-		return session.TypeError
-	case *session.SessionEnd:
-		return session.TypeSessionEnd
-	}
-	panic("no event type for this payload")
 }
 
 // sample is second sec of a run whose p50 is about base ms: latencies
