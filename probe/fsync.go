@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/pathx"
 )
 
 // Workload is a measurement that runs once: Run prepares it (an error there
@@ -97,7 +99,7 @@ func (ws *workspace) makeDir() error {
 	if ws.spec.Dir == "" {
 		dir, err := os.MkdirTemp(".", ".perfbisect-probe-")
 		if err != nil {
-			return fmt.Errorf("create a probe directory in the current directory: %v (use --dir to choose a writable one)", unwrapPath(err))
+			return fmt.Errorf("create a probe directory in the current directory: %v (use --dir to choose a writable one)", pathx.Bare(err))
 		}
 		ws.createdDir = true
 		ws.spec.Dir = dir
@@ -114,14 +116,14 @@ func (ws *workspace) makeDir() error {
 	case err == nil:
 		return nil
 	case !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("--dir %s: %v", abs, unwrapPath(err))
+		return fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
 	}
 	parent := filepath.Dir(abs)
 	if _, err := os.Stat(parent); err != nil {
-		return fmt.Errorf("--dir %s: its parent %s: %v (create it first, or choose another --dir)", abs, parent, unwrapPath(err))
+		return fmt.Errorf("--dir %s: its parent %s: %v (create it first, or choose another --dir)", abs, parent, pathx.Bare(err))
 	}
 	if err := os.Mkdir(abs, 0o700); err != nil {
-		return fmt.Errorf("--dir %s: %v", abs, unwrapPath(err))
+		return fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
 	}
 	ws.createdDir = true
 	return nil
@@ -136,14 +138,14 @@ func (ws *workspace) cleanup() error {
 		}
 		if !ws.spec.Keep {
 			if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("remove %s: %v", f.path, unwrapPath(err)))
+				errs = append(errs, fmt.Errorf("remove %s: %v", f.path, pathx.Bare(err)))
 			}
 		}
 	}
 	ws.files = nil
 	if ws.createdDir && !ws.spec.Keep {
 		if err := os.Remove(ws.spec.Dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove %s: %v", ws.spec.Dir, unwrapPath(err)))
+			errs = append(errs, fmt.Errorf("remove %s: %v", ws.spec.Dir, pathx.Bare(err)))
 		}
 		ws.createdDir = false
 	}
@@ -252,13 +254,4 @@ func fillRandom(b []byte) {
 	for i := range b {
 		b[i] = byte(r.Uint32())
 	}
-}
-
-// unwrapPath drops the *PathError wrapper when the message already names the path.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

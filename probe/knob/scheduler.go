@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -156,13 +157,13 @@ func schedulerQueue(dir string, m sysinfo.Mount) (disk, queue string, err error)
 func writeSys(file, value string) error {
 	f, err := os.OpenFile(file, os.O_WRONLY, 0)
 	if err != nil {
-		return unwrapPath(err)
+		return pathx.Bare(err)
 	}
 	_, err = f.Write([]byte(value))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return unwrapPath(err)
+	return pathx.Bare(err)
 }
 
 // echoTo is the shell command that writes value to file.

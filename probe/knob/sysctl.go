@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 )
 
@@ -125,7 +126,7 @@ func (k *sysctl) plan(env Env) (Change, sysctlState, error) {
 		return Change{}, sysctlState{}, fmt.Errorf("sysctl: unknown setting %s: there is no %s%s (list them with sysctl -a)", k.name, file, suggestSysctl(k.key))
 	}
 	if err != nil {
-		return Change{}, sysctlState{}, fmt.Errorf("sysctl: %s: %v", k.name, unwrapPath(err))
+		return Change{}, sysctlState{}, fmt.Errorf("sysctl: %s: %v", k.name, pathx.Bare(err))
 	}
 	if st.IsDir() {
 		return Change{}, sysctlState{}, fmt.Errorf("sysctl: %s is a group of settings, not one (list them with sysctl %s)", k.name, k.name)
@@ -196,7 +197,7 @@ func readSysctl(key string) (sysctlState, error) {
 	read := func(key string) (string, error) {
 		b, err := os.ReadFile(filepath.Join(procSys, key))
 		if err != nil {
-			return "", fmt.Errorf("read %s: %v", filepath.Join(procSys, key), unwrapPath(err))
+			return "", fmt.Errorf("read %s: %v", filepath.Join(procSys, key), pathx.Bare(err))
 		}
 		return strings.TrimSpace(string(b)), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -151,7 +152,7 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 		return w, p.change, nil, err
 	}
 	if err := os.MkdirAll(p.base, p.mode); err != nil {
-		return w, p.change, nil, fmt.Errorf("tmpfs: create %s: %v", p.base, unwrapPath(err))
+		return w, p.change, nil, fmt.Errorf("tmpfs: create %s: %v", p.base, pathx.Bare(err))
 	}
 	if p.mode != 0o700 {
 		if err := traversable(p.base); err != nil {
@@ -164,11 +165,11 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 		base, err = filepath.Abs(base)
 	}
 	if err != nil {
-		return w, p.change, nil, fmt.Errorf("tmpfs: %s: %v", p.base, unwrapPath(err))
+		return w, p.change, nil, fmt.Errorf("tmpfs: %s: %v", p.base, pathx.Bare(err))
 	}
 	dir, err := os.MkdirTemp(base, p.prefix)
 	if err != nil {
-		return w, p.change, nil, fmt.Errorf("tmpfs: create a directory in %s: %v", p.base, unwrapPath(err))
+		return w, p.change, nil, fmt.Errorf("tmpfs: create a directory in %s: %v", p.base, pathx.Bare(err))
 	}
 	if err := os.Chmod(dir, p.mode); err != nil {
 		os.Remove(dir)
@@ -206,7 +207,7 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 	}
 	data := filepath.Join(dir, "data")
 	if err := os.Mkdir(data, 0o700); err != nil {
-		return fail(fmt.Errorf("tmpfs: create %s: %v", data, unwrapPath(err)))
+		return fail(fmt.Errorf("tmpfs: create %s: %v", data, pathx.Bare(err)))
 	}
 	if err := os.Chmod(data, p.mode); err != nil {
 		return fail(fmt.Errorf("tmpfs: %v", err))
@@ -234,12 +235,12 @@ func (r *tmpfsRevert) revert(ctx context.Context) error {
 		// The mount point is empty once the tmpfs is gone: rmdir, not rm -rf,
 		// so a failed unmount can never delete data.
 		if err := os.Remove(r.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("tmpfs mount point %s left behind: %v (remove it by hand: rmdir %s)", r.dir, unwrapPath(err), shellQuote(r.dir))
+			return fmt.Errorf("tmpfs mount point %s left behind: %v (remove it by hand: rmdir %s)", r.dir, pathx.Bare(err), shellQuote(r.dir))
 		}
 		return nil
 	}
 	if err := os.RemoveAll(r.dir); err != nil {
-		return fmt.Errorf("tmpfs directory %s left behind: %v (remove it by hand: rm -rf %s)", r.dir, unwrapPath(err), shellQuote(r.dir))
+		return fmt.Errorf("tmpfs directory %s left behind: %v (remove it by hand: rm -rf %s)", r.dir, pathx.Bare(err), shellQuote(r.dir))
 	}
 	return nil
 }
@@ -351,23 +352,13 @@ func shmUsable(need probe.Size) error {
 	return nil
 }
 
-// unwrapPath drops the operation and path an *os.PathError repeats, for
-// messages that already name them.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // traversable gives others search (x) permission on dir, which perfbisect
 // made for its own state, so a server running as another user (postgres)
 // can reach a data dir below it. Listing it stays forbidden.
 func traversable(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return unwrapPath(err)
+		return pathx.Bare(err)
 	}
 	if fi.Mode().Perm()&0o011 == 0o011 {
 		return nil

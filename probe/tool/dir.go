@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/perfbisect/perfbisect/internal/pathx"
 )
 
 // baseDir is a workload's directory (Spec.Dir), made absolute.
@@ -28,14 +30,14 @@ func makeBase(dir string) (baseDir, error) {
 	case err == nil:
 		return baseDir{path: abs}, nil
 	case !errors.Is(err, os.ErrNotExist):
-		return baseDir{}, fmt.Errorf("--dir %s: %v", abs, unwrapPath(err))
+		return baseDir{}, fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
 	}
 	parent := filepath.Dir(abs)
 	if _, err := os.Stat(parent); err != nil {
-		return baseDir{}, fmt.Errorf("--dir %s: its parent %s: %v (create it first, or choose another --dir)", abs, parent, unwrapPath(err))
+		return baseDir{}, fmt.Errorf("--dir %s: its parent %s: %v (create it first, or choose another --dir)", abs, parent, pathx.Bare(err))
 	}
 	if err := os.Mkdir(abs, 0o755); err != nil {
-		return baseDir{}, fmt.Errorf("--dir %s: %v", abs, unwrapPath(err))
+		return baseDir{}, fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
 	}
 	return baseDir{path: abs, created: true}, nil
 }
@@ -51,17 +53,8 @@ func (b *baseDir) remove(all bool) error {
 		rm = os.RemoveAll
 	}
 	if err := rm(b.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove %s: %v", b.path, unwrapPath(err))
+		return fmt.Errorf("remove %s: %v", b.path, pathx.Bare(err))
 	}
 	b.created = false
 	return nil
-}
-
-// unwrapPath drops the *PathError wrapper when the message already names the path.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/parse"
 )
@@ -92,7 +93,7 @@ func (j *fioJob) prepare(ctx context.Context) error {
 	}
 	if !j.place {
 		if j.work, err = os.MkdirTemp(j.base.path, "perfbisect-fio-"); err != nil {
-			return fmt.Errorf("create fio's directory in %s: %v (choose a writable --dir)", j.base.path, unwrapPath(err))
+			return fmt.Errorf("create fio's directory in %s: %v (choose a writable --dir)", j.base.path, pathx.Bare(err))
 		}
 	}
 	// fio checks its options as it starts, and would fail in the run;
@@ -109,7 +110,7 @@ func (j *fioJob) prepare(ctx context.Context) error {
 func jobFilePlaces(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, fmt.Errorf("--job-file %s: %v", path, unwrapPath(err))
+		return false, fmt.Errorf("--job-file %s: %v", path, pathx.Bare(err))
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -156,7 +157,7 @@ func (j *fioJob) cleanup(context.Context) error {
 	var errs []error
 	if j.work != "" && !j.sp.Keep {
 		if err := os.RemoveAll(j.work); err != nil {
-			errs = append(errs, fmt.Errorf("remove fio's files in %s: %v", j.work, unwrapPath(err)))
+			errs = append(errs, fmt.Errorf("remove fio's files in %s: %v", j.work, pathx.Bare(err)))
 		}
 		j.work = ""
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/db"
 )
@@ -32,7 +33,7 @@ func unwrapExec(err error) error {
 	if errors.As(err, &ee) {
 		return ee.Err
 	}
-	return unwrapPath(err)
+	return pathx.Bare(err)
 }
 
 // Require checks, before anything runs, that every program spec needs is
