@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/child"
 )
 
 const (
@@ -44,12 +45,12 @@ func (e *execSpec) name() string { return filepath.Base(e.path) }
 // command builds the exec.Cmd. Every child runs in its own process group,
 // so that a Ctrl-C in the terminal reaches perfbisect alone and a whole
 // server (PostgreSQL forks) can be killed at once, and gets SIGKILL when the
-// thread that started it exits (see spawn).
+// thread that started it exits (see child.Start).
 func (e *execSpec) command(ctx context.Context) *exec.Cmd {
 	c := exec.CommandContext(ctx, e.path, e.args...)
 	c.Dir = e.dir
 	c.Env = childEnv(e.as)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	child.Own(c)
 	if e.as != nil {
 		c.SysProcAttr.Credential = &syscall.Credential{Uid: e.as.uid, Gid: e.as.gid, Groups: e.as.groups}
 	}
@@ -80,32 +81,6 @@ func childEnv(as *osUser) []string {
 	return env
 }
 
-// spawn starts c and returns a channel that receives c.Wait's result.
-//
-// The child's parent-death signal fires when the OS thread that forked it
-// exits, not when perfbisect does. Go keeps idle threads, but a thread ends
-// with any goroutine that exits while locked to it, and a fork may happen on
-// such a thread; so c is started on a goroutine locked to its thread, which
-// stays alive until c has exited.
-func spawn(c *exec.Cmd) (<-chan error, error) {
-	started := make(chan error, 1)
-	waited := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := c.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		waited <- c.Wait()
-	}()
-	if err := <-started; err != nil {
-		return nil, err
-	}
-	return waited, nil
-}
-
 // runTool runs a short-lived program (an initializer, a client) to its end
 // and returns its standard output. Its error quotes the last lines of the
 // program's output.
@@ -115,7 +90,7 @@ func runTool(ctx context.Context, spec *execSpec) (string, error) {
 	all := newLogTail(nil)
 	c.Stdout = io.MultiWriter(&stdout, all)
 	c.Stderr = all
-	waited, err := spawn(c)
+	waited, err := child.Start(c)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", spec.name(), err)
 	}
@@ -145,7 +120,7 @@ func startProcess(spec *execSpec, log io.Writer) (*process, error) {
 	p := &process{name: spec.name(), log: newLogTail(log), done: make(chan struct{})}
 	c.Stdout = p.log
 	c.Stderr = p.log
-	waited, err := spawn(c)
+	waited, err := child.Start(c)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/child"
 )
 
 // Stopping a tool: SIGINT to its process group (fio then writes its final
@@ -67,7 +69,7 @@ func start(name string, inv invocation) (*proc, error) {
 	cmd.Dir = inv.dir
 	cmd.Env = append(os.Environ(), inv.env...)
 	cmd.ExtraFiles = inv.files
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	child.Own(cmd)
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		closeAll(inv.files)
@@ -79,7 +81,7 @@ func start(name string, inv invocation) (*proc, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
+	waited, err := child.Start(cmd)
 	outW.Close() // the child has its own copies
 	errW.Close()
 	closeAll(inv.files)
@@ -106,7 +108,7 @@ func start(name string, inv invocation) (*proc, error) {
 		close(p.lines)
 	}()
 	go func() {
-		p.err = cmd.Wait()
+		p.err = <-waited
 		// Whatever the program left in its group goes with it. Its pid is
 		// only reused after the kernel's pid space wraps around.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
