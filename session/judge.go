@@ -19,33 +19,33 @@ type judgement struct {
 // judge compares a step's samples with the reference (the known-good run,
 // may be empty) and with the reproduced regression (empty for the
 // reproduce step itself).
-func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options, warmup probe.Duration) (j judgement, err error) {
+func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options, warmup probe.Duration) (judgement, error) {
 	opt = opt.WithDefaults()
 	// A tool measures fewer fields than the probe (pgbench gives no
 	// percentiles): judge on what all three runs really measured.
 	metric, substituted := verdict.Pick(opt.Metric, verdict.Measured(ref, repro, step))
 	opt.Metric = metric
-	defer func() {
-		if substituted == "" {
-			return
+	compare := func(base, step []float64, baseName string) verdict.Verdict {
+		o := opt
+		o.BaseName = baseName
+		v := verdict.Compare(base, step, o)
+		if substituted != "" {
+			v.Why = substituted + "; " + v.Why
 		}
-		for i := range j.verdicts {
-			j.verdicts[i].Why = substituted + "; " + j.verdicts[i].Why
-		}
-	}()
+		return v
+	}
 	stepV, err := values(step, opt.Metric, warmup)
 	if err != nil {
 		return judgement{}, err
 	}
+	var j judgement
 	var vsRef, vsRepro *verdict.Verdict
 	if len(ref) > 0 {
 		refV, err := values(ref, opt.Metric, warmup)
 		if err != nil {
 			return judgement{}, err
 		}
-		o := opt
-		o.BaseName = "the reference"
-		v := verdict.Compare(refV, stepV, o)
+		v := compare(refV, stepV, "the reference")
 		vsRef = &v
 		j.verdicts = append(j.verdicts, Verdict{Against: AgainstReference, Verdict: v})
 	}
@@ -54,9 +54,7 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 		if err != nil {
 			return judgement{}, err
 		}
-		o := opt
-		o.BaseName = "the regression"
-		v := verdict.Compare(reproV, stepV, o)
+		v := compare(reproV, stepV, "the regression")
 		vsRepro = &v
 		j.verdicts = append(j.verdicts, Verdict{Against: AgainstRegression, Verdict: v})
 	}

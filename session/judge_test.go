@@ -2,6 +2,7 @@ package session
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -83,5 +84,28 @@ func TestJudgeTrimsTheWarmUp(t *testing.T) {
 func TestJudgeUnknownMetric(t *testing.T) {
 	if _, err := judge(true, run(1, 10, 1), nil, run(2, 10, 1), verdict.Options{Metric: "iops"}, 0); err == nil {
 		t.Error("judged an unknown metric")
+	}
+}
+
+// A pgbench step has no p50: it is judged on its average latency, against
+// a pgbench regression, and every verdict says so.
+func TestJudgeOnWhatWasMeasured(t *testing.T) {
+	pg := func(seed uint64, avg float64) []probe.Sample {
+		ss := run(seed, 10, avg)
+		for i := range ss {
+			ss[i] = probe.Sample{Sec: ss[i].Sec, OpsPerS: ss[i].OpsPerS, AvgMs: ss[i].P50Ms, Real: probe.FieldOps | probe.FieldAvg}
+		}
+		return ss
+	}
+	j, err := judge(false, nil, pg(1, 2), pg(2, 1), verdict.Options{Metric: "p50_ms"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.verdicts) != 1 {
+		t.Fatalf("%d verdicts, want 1 (against the regression)", len(j.verdicts))
+	}
+	v := j.verdicts[0]
+	if v.Metric != "avg_ms" || !strings.HasPrefix(v.Why, "judged on avg_ms: the workload does not measure p50_ms") || v.Outcome != verdict.Improved {
+		t.Errorf("verdict %+v; want improved on avg_ms, saying why", v.Verdict)
 	}
 }
