@@ -51,7 +51,8 @@ type Conn struct {
 
 // Server is a running managed server. Settings lists what bears on its
 // performance (memory and durability), the defaults it was given explicitly
-// included; where its files and socket are is said by DataDir and Conn.
+// included. DataDir holds everything it writes (data, temporary files, its
+// socket, named in Conn); Stop removes it.
 type Server struct {
 	Conn     Conn
 	DataDir  string

@@ -14,8 +14,16 @@ type mysqlDriver struct {
 	kind    string // MariaDB or MySQL, as asked
 	mariaDB bool   // the server really is MariaDB, whatever kind says
 	bins    mysqlBins
-	dataDir string
+	root    string // the server's own dir: data/, tmp/, the socket
 }
+
+// dataDir and tmpDir are apart under root: a tmpdir inside the data dir would
+// show up as a database, and the default tmpdir (/tmp) is shared — a MariaDB
+// starting up deletes every #sql* file in its tmpdir, which are the temporary
+// tables of any other server using the same one (two bootstraps at once then
+// fail with "Unknown table 'mysql.tmp_user_nopasswd…'").
+func (d *mysqlDriver) dataDir() string { return filepath.Join(d.root, "data") }
+func (d *mysqlDriver) tmpDir() string  { return filepath.Join(d.root, "tmp") }
 
 // createMySQL makes the data dir of a MariaDB or MySQL server and binds s
 // to it.
@@ -28,7 +36,7 @@ func (s *Server) createMySQL(kind, parent string) error {
 	if err != nil {
 		return err
 	}
-	d := &mysqlDriver{kind: kind, mariaDB: bins.installDB != "", bins: bins, dataDir: dir}
+	d := &mysqlDriver{kind: kind, mariaDB: bins.installDB != "", bins: bins, root: dir}
 	s.drv, s.DataDir, s.Conn = d, dir, d.conn()
 	return nil
 }
@@ -37,7 +45,7 @@ func (d *mysqlDriver) conn() Conn {
 	return Conn{Kind: d.kind, Socket: d.socketFile(), User: "root", Database: "sbtest"}
 }
 
-func (d *mysqlDriver) socketFile() string { return filepath.Join(d.dataDir, "mysqld.sock") }
+func (d *mysqlDriver) socketFile() string { return filepath.Join(d.root, "mysqld.sock") }
 
 // userArgs are needed as root: both servers refuse to run as root unless
 // told to.
@@ -55,15 +63,19 @@ func (d *mysqlDriver) initialize(ctx context.Context) error {
 		// root gets an empty password: the default ("socket") would let
 		// only the OS user root in, and a client running as another user
 		// (a non-root perfbisect) could not log in.
-		spec = &execSpec{path: d.bins.installDB, args: []string{"--no-defaults", "--datadir=" + d.dataDir,
+		spec = &execSpec{path: d.bins.installDB, args: []string{"--no-defaults", "--datadir=" + d.dataDir(),
 			"--auth-root-authentication-method=normal", "--skip-test-db"}}
 	} else {
 		spec = &execSpec{path: d.bins.server, args: []string{"--no-defaults", "--initialize-insecure",
-			"--datadir=" + d.dataDir, "--secure-file-priv=NULL"}}
+			"--datadir=" + d.dataDir(), "--secure-file-priv=NULL"}}
 	}
+	spec.args = append(spec.args, "--tmpdir="+d.tmpDir())
 	spec.args = append(spec.args, userArgs()...)
+	if err := os.Mkdir(d.tmpDir(), 0o700); err != nil {
+		return fmt.Errorf("initialize the %s data dir %s: %w", d.kind, d.root, err)
+	}
 	if _, err := runTool(ctx, spec); err != nil {
-		return fmt.Errorf("initialize the %s data dir %s: %w", d.kind, d.dataDir, err)
+		return fmt.Errorf("initialize the %s data dir %s: %w", d.kind, d.root, err)
 	}
 	return nil
 }
@@ -72,9 +84,10 @@ func (d *mysqlDriver) initialize(ctx context.Context) error {
 func (d *mysqlDriver) server(settings []string) *execSpec {
 	args := []string{
 		"--no-defaults",
-		"--datadir=" + d.dataDir,
+		"--datadir=" + d.dataDir(),
 		"--socket=" + d.socketFile(),
-		"--pid-file=" + filepath.Join(d.dataDir, "mysqld.pid"),
+		"--pid-file=" + filepath.Join(d.root, "mysqld.pid"),
+		"--tmpdir=" + d.tmpDir(),
 		"--skip-networking",
 	}
 	if !d.mariaDB {
@@ -86,7 +99,7 @@ func (d *mysqlDriver) server(settings []string) *execSpec {
 	for _, s := range settings {
 		args = append(args, "--"+s)
 	}
-	return &execSpec{path: d.bins.server, args: args, dir: d.dataDir}
+	return &execSpec{path: d.bins.server, args: args, dir: d.root}
 }
 
 func (d *mysqlDriver) settings(noSync bool) []string {
