@@ -500,6 +500,73 @@ func TestLogTail(t *testing.T) {
 	}
 }
 
+// TestLogTailQuotesEarlierErrors feeds the real output of a
+// mariadb-install-db that failed: its cause comes before twenty lines of
+// advice, and the error must quote it.
+func TestLogTailQuotesEarlierErrors(t *testing.T) {
+	out, err := os.ReadFile("testdata/mariadb-install-db-10.11-concurrent-failure.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLogTail(nil)
+	l.Write(out)
+	msg := l.ends("output")
+	for _, want := range []string{
+		"its output says:\n    ERROR: 1051  Unknown table 'mysql.tmp_user_sys'",
+		"\n    2026-12-01  8:37:24 0 [ERROR] Aborting\n  and ends:\n",
+		"https://mariadb.org/jira",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("ends() = %s\nwant it to contain %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "[Warning]") {
+		t.Errorf("ends() quotes warnings as errors: %s", msg)
+	}
+
+	// An error line still in the tail is not quoted twice.
+	l = newLogTail(nil)
+	fmt.Fprintf(l, "starting\nFATAL:  could not create lock file\nexiting\n")
+	if msg := l.ends("log"); strings.Count(msg, "FATAL") != 1 || strings.Contains(msg, "says:") {
+		t.Errorf("ends() = %q, want the three lines once", msg)
+	}
+}
+
+// TestServersAtOnce starts several MariaDB servers at the same time, as
+// parallel tests and two perfbisects on one host do. Each must keep its
+// temporary files in its own dir: a MariaDB starting up deletes every #sql*
+// file in its tmpdir, so with the shared /tmp one server's bootstrap lost its
+// temporary tables to another's start.
+func TestServersAtOnce(t *testing.T) {
+	requireKind(t, MariaDB)
+	dir := serverDir(t)
+	const n = 4
+	servers := make([]*Server, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { servers[i], errs[i] = Start(t.Context(), Options{Kind: MariaDB, Dir: dir}) })
+	}
+	wg.Wait()
+	for i, s := range servers {
+		if errs[i] != nil {
+			t.Errorf("server %d: %v", i, errs[i])
+			continue
+		}
+		t.Cleanup(func() {
+			if err := s.Stop(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+		if got := show(t, s, "tmpdir"); !strings.HasPrefix(got, s.DataDir+string(filepath.Separator)) {
+			t.Errorf("server %d: tmpdir = %s, want a dir inside its own %s", i, got, s.DataDir)
+		}
+		if got := client(t, s.Conn, "SHOW DATABASES LIKE '%tmp%'"); got != "" {
+			t.Errorf("server %d: its tmpdir shows up as a database: %q", i, got)
+		}
+	}
+}
+
 // TestServerDiesWithPerfbisect starts a server from a child test process and
 // kills that process with SIGKILL: the server must not outlive it.
 func TestServerDiesWithPerfbisect(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +27,10 @@ const (
 	pipeWait = 2 * time.Second
 	// tailLines is how many lines of a log an error quotes.
 	tailLines = 10
+	// errorLines is how many earlier error lines it quotes besides: a
+	// failing mariadb-install-db ends with 20 lines of advice, and its
+	// cause comes before them.
+	errorLines = 5
 	// maxLine cuts a log line that never ends.
 	maxLine = 64 << 10
 )
@@ -176,15 +181,27 @@ func (p *process) stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 }
 
 // logTail is an io.Writer that passes whole lines on to out (which may be
-// nil) and keeps the last tailLines of them for errors. It never fails: a
-// failing out must not make the server's writes fail.
+// nil) and keeps the last tailLines of them, and the first errorLines that
+// look like errors, for error messages. It never fails: a failing out must
+// not make the server's writes fail.
 type logTail struct {
 	mu      sync.Mutex
 	out     io.Writer
 	lines   [tailLines]string // a ring
 	n       int               // lines written so far
 	partial []byte
+	errs    []numbered // the first error lines
 }
+
+type numbered struct {
+	n    int
+	line string
+}
+
+// errorLine matches how MariaDB/MySQL ("[ERROR]", "ERROR 1051", "ERROR:"),
+// PostgreSQL ("FATAL:", "PANIC:", "initdb: error:") and shell scripts
+// report errors.
+var errorLine = regexp.MustCompile(`\[ERROR\]|^ERROR\b|\b(FATAL|PANIC):|^[\w.-]+: error:`)
 
 func newLogTail(out io.Writer) *logTail { return &logTail{out: out} }
 
@@ -221,6 +238,9 @@ func (l *logTail) add(line string) {
 	if l.out != nil {
 		_, _ = io.WriteString(l.out, line+"\n")
 	}
+	if len(l.errs) < errorLines && errorLine.MatchString(line) {
+		l.errs = append(l.errs, numbered{l.n, line})
+	}
 	l.lines[l.n%tailLines] = line
 	l.n++
 }
@@ -243,12 +263,33 @@ func (l *logTail) tail() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// earlierErrors returns the error lines that came before the tail, indented,
+// or "".
+func (l *logTail) earlierErrors() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	from := l.n - tailLines
+	if len(l.partial) > 0 {
+		from++
+	}
+	var b strings.Builder
+	for _, e := range l.errs {
+		if e.n < from {
+			b.WriteString("    " + e.line + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
 // ends ends an error message with the tail, of the program's "output" or
-// "log".
+// "log", after any error lines it printed earlier.
 func (l *logTail) ends(what string) string {
 	t := l.tail()
 	if t == "" {
 		return " (its " + what + " is empty)"
+	}
+	if e := l.earlierErrors(); e != "" {
+		return "; its " + what + " says:\n" + e + "\n  and ends:\n" + t
 	}
 	return "; its " + what + " ends:\n" + t
 }
