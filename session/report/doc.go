@@ -4,11 +4,11 @@
 //
 // Build digests the events (and the reader's bad lines: a log cut short
 // still renders, and says where it ends). Markdown, HTML and JSON render the
-// same content: the conclusion first, the host, the reference, the
-// timeline of steps with their knobs, verdicts and decisions, the results
-// table (step | reference median | step median | multiplier | outcome),
-// charts, the operator's notes, errors and reverts (a failed revert stands
-// out), and the command to redo the walk.
+// same content, which outline lays out once: the conclusion first, the
+// host, the reference, the timeline of steps with their knobs, verdicts,
+// decisions and charts, the results table (step | reference median | step
+// median | multiplier | outcome), the operator's notes, errors and reverts
+// (a failed revert stands out), and the command to redo the walk.
 //
 // # JSON schema perfbisect.report/v1
 //

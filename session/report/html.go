@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session/verdict"
@@ -30,134 +29,90 @@ code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f6f6f
 @media print{body{max-width:none;margin:0;font-size:10pt}.step,.chart,table{page-break-inside:avoid}pre{white-space:pre-wrap}h2{page-break-after:avoid}}`
 
 // HTML writes the report as one self-contained HTML page (no script, no
-// external style, font or image); the charts are inline SVG. It is also
-// well-formed XML.
+// external style, font or image); the charts are inline SVG, in each step.
+// It is also well-formed XML.
 func (r *Report) HTML(out io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	e := html.EscapeString
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-
-	title := "perfbisect report"
-	if r.Session.Playbook != "" {
-		title += ": " + r.Session.Playbook
-	}
-	if r.Session.Host != "" {
-		title += " on " + r.Session.Host
-	}
-	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(title), css)
-	p("<h1>%s</h1>\n", e(title))
-	p("<p class=\"conclusion\"><strong>Conclusion.</strong> %s</p>\n", e(r.conclusionText()))
-	if r.CutShort != "" {
-		p("<p class=\"cut\"><strong>Cut short:</strong> %s.</p>\n", e(r.CutShort))
-	}
-	p("<p>%s</p>\n", e(r.sessionLine()))
-
-	p("<h2>Host</h2>\n<ul>\n")
-	for _, l := range r.hostLines() {
-		p("<li>%s</li>\n", e(l))
-	}
-	p("</ul>\n<h2>Reference</h2>\n<p>%s</p>\n", e(r.referenceLine()))
-
-	p("<h2>Timeline</h2>\n")
-	if len(r.Steps) == 0 {
-		p("<p>No step started.</p>\n")
-	}
+	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", html.EscapeString(r.title()), css)
 	reg := r.reproduce()
-	for i, s := range r.Steps {
-		p("<section class=\"step\">\n<h3>%d. <code>%s</code>: %s</h3>\n<ul>\n", i+1, e(s.ID), e(s.Title))
-		if s.Hypothesis != "" {
-			p("<li><strong>Hypothesis:</strong> %s</li>\n", e(s.Hypothesis))
-		}
-		for _, k := range s.Knobs {
-			p("<li><strong>Knob:</strong> <code>%s</code>\n<ul>\n", e(k.Text))
-			for _, a := range k.Actions {
-				p("<li>%s</li>\n", knobActionHTML(a))
+	for _, b := range r.outline() {
+		switch b := b.(type) {
+		case heading:
+			p("<h%d>%s</h%d>\n", b.level, htmlLine(b.line), b.level)
+		case para:
+			if b.class != "" {
+				p("<p class=\"%s\">%s</p>\n", b.class, htmlLine(b.line))
+			} else {
+				p("<p>%s</p>\n", htmlLine(b.line))
 			}
-			p("</ul></li>\n")
-		}
-		p("<li><strong>Measured:</strong> %s</li>\n", e(measuredText(s)))
-		for _, v := range s.Verdicts {
-			p("<li><strong>Verdict</strong> %s<br/>%s</li>\n", e(verdictText(v)), e(v.Why))
-		}
-		p("<li><strong>State:</strong> %s%s</li>\n", e(s.State), e(prefixed(": ", s.Reason)))
-		if d := s.Decision; d != nil {
-			if d.Meaning != "" {
-				p("<li><strong>Meant:</strong> %s</li>\n", e(d.Meaning))
+		case list:
+			htmlList(w, b.items)
+		case table:
+			p("<table>\n<thead><tr>")
+			for _, h := range b.header {
+				p("<th>%s</th>", html.EscapeString(h))
 			}
-			switch {
-			case d.Conclusion != "":
-				p("<li><strong>Next:</strong> the walk concludes.</li>\n")
-			case d.Next != "":
-				p("<li><strong>Next:</strong> <code>%s</code></li>\n", e(d.Next))
+			p("</tr></thead>\n<tbody>\n")
+			for _, row := range b.rows {
+				p("<tr>")
+				for i, c := range row {
+					if b.num[i] {
+						p("<td class=\"num\">%s</td>", html.EscapeString(c))
+					} else {
+						p("<td>%s</td>", html.EscapeString(c))
+					}
+				}
+				p("</tr>\n")
 			}
+			p("</tbody>\n</table>\n")
+		case pre:
+			p("<pre>%s</pre>\n", html.EscapeString(b.text))
+		case stepBlock:
+			p("<section class=\"step\">\n<h3>%s</h3>\n", htmlLine(b.title))
+			htmlList(w, b.items)
+			if len(b.step.samples) > 0 {
+				r.stepCharts(w, b.step, reg)
+			}
+			p("</section>\n")
 		}
-		p("</ul>\n")
-		if len(s.samples) > 0 {
-			r.stepCharts(w, s, reg)
-		}
-		p("</section>\n")
-	}
-
-	base, _ := r.baseline()
-	m := r.metric
-	p("<h2>Results</h2>\n<table>\n<thead><tr><th>step</th><th>%s %s</th><th>step %s</th><th>multiplier</th><th>outcome</th></tr></thead>\n<tbody>\n", e(base), e(m), e(m))
-	for _, row := range r.table() {
-		p("<tr><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n", e(row[0]), e(row[1]), e(row[2]), e(row[3]), e(row[4]))
-	}
-	p("</tbody>\n</table>\n")
-
-	p("<h2>Notes</h2>\n")
-	if len(r.Notes) == 0 {
-		p("<p>None.</p>\n")
-	} else {
-		p("<ul>\n")
-		for _, n := range r.Notes {
-			p("<li>%s%s: %s</li>\n", n.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", n.Step)), e(n.Text))
-		}
-		p("</ul>\n")
-	}
-
-	p("<h2>Errors and reverts</h2>\n<ul>\n")
-	inc := r.incidents()
-	for _, x := range inc {
-		switch x.Kind {
-		case "error":
-			p("<li>%s%s: %s%s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", x.Step)), e(x.Text), e(prefixed(" → ", x.Action)))
-		case "revert_failed":
-			p("<li>%s%s: <span class=\"revert-failed\">REVERT FAILED</span> %s%s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(prefixed(" in ", x.Step)), e(x.Text), e(prefixed(" → ", x.Action)))
-		case "reverted":
-			p("<li>%s in %s: put back <code>%s</code>: %s</li>\n", x.Time.UTC().Format(time.TimeOnly), e(x.Step), e(x.Knob), e(x.Text))
-		case "bad_line":
-			p("<li>log %s</li>\n", e(x.Text))
-		}
-	}
-	if len(inc) == 0 {
-		p("<li>None.</li>\n")
-	}
-	p("</ul>\n<h2>Redo the walk</h2>\n")
-	if len(r.Commands) == 0 {
-		p("<p>The log has no session event to take the playbook from.</p>\n")
-	} else {
-		p("<pre>%s</pre>\n", e(strings.Join(r.Commands, "\n")))
 	}
 	p("</body>\n</html>\n")
 	return w.Flush()
 }
 
-func knobActionHTML(a KnobAction) string {
-	e := html.EscapeString
-	at := a.Time.UTC().Format(time.TimeOnly)
-	switch a.Action {
-	case "planned":
-		return fmt.Sprintf("%s planned: %s (put back: %s)", at, e(strings.Join(a.Do, "; ")), e(strings.Join(a.Undo, "; ")))
-	case "applied":
-		return fmt.Sprintf("%s applied%s%s", at, e(prefixed(": before ", a.Before)), e(prefixed(", now ", a.After)))
-	case "reverted":
-		return fmt.Sprintf("%s reverted: %s", at, e(strings.Join(a.Undo, "; ")))
-	case "revert_failed":
-		return fmt.Sprintf("%s <span class=\"revert-failed\">REVERT FAILED</span>: %s (put back by hand: %s)", at, e(a.Error), e(strings.Join(a.Undo, "; ")))
+func htmlList(w *bufio.Writer, items []item) {
+	w.WriteString("<ul>\n")
+	for _, it := range items {
+		fmt.Fprintf(w, "<li>%s", htmlLine(it.line))
+		if len(it.sub) > 0 {
+			w.WriteString("\n<ul>\n")
+			for _, l := range it.sub {
+				fmt.Fprintf(w, "<li>%s</li>\n", htmlLine(l))
+			}
+			w.WriteString("</ul>")
+		}
+		w.WriteString("</li>\n")
 	}
-	return fmt.Sprintf("%s %s%s", at, e(a.Action), e(prefixed(": ", a.Error)))
+	w.WriteString("</ul>\n")
+}
+
+func htmlLine(l line) string {
+	var b strings.Builder
+	for _, s := range l {
+		t := html.EscapeString(s.text)
+		switch s.kind {
+		case code:
+			b.WriteString("<code>" + t + "</code>")
+		case strong:
+			b.WriteString("<strong>" + t + "</strong>")
+		case alarm:
+			b.WriteString("<span class=\"revert-failed\">" + t + "</span>")
+		default:
+			b.WriteString(t)
+		}
+	}
+	return b.String()
 }
 
 type series struct {
