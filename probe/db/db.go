@@ -218,11 +218,11 @@ func (s *Server) waitReady(ctx context.Context, name string) error {
 		select {
 		case <-s.proc.done:
 			return fmt.Errorf("start %s in %s: it exited (%v) before answering%s",
-				name, s.DataDir, s.proc.exitErr(), s.proc.log.ends("log"))
+				name, s.DataDir, s.proc.exitErr(), ends(s.proc.log, "log"))
 		case <-ctx.Done():
 			if context.Cause(ctx) == errStartTimeout {
 				return fmt.Errorf("start %s in %s: it did not answer within %s (last try: %v)%s",
-					name, s.DataDir, startTimeout, last, s.proc.log.ends("log"))
+					name, s.DataDir, startTimeout, last, ends(s.proc.log, "log"))
 			}
 			return fmt.Errorf("start %s in %s: %w", name, s.DataDir, ctx.Err())
 		case <-tick.C:

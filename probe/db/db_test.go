@@ -481,43 +481,24 @@ func TestVersionDirs(t *testing.T) {
 	}
 }
 
-func TestLogTail(t *testing.T) {
-	var out strings.Builder
-	l := newLogTail(&out)
-	for i := range 15 {
-		fmt.Fprintf(l, "line %d\r\n", i)
-	}
-	l.Write([]byte("half"))
-	if got := strings.Count(out.String(), "\n"); got != 15 {
-		t.Errorf("out got %d lines, want 15 (the partial one held back)", got)
-	}
-	tail := l.tail()
-	if strings.Contains(tail, "line 5\n") || !strings.Contains(tail, "line 6\n") || !strings.HasSuffix(tail, "half") {
-		t.Errorf("tail = %q, want lines 6 to 14 and the partial one", tail)
-	}
-	if strings.Contains(tail, "\r") {
-		t.Errorf("tail keeps carriage returns: %q", tail)
-	}
-}
-
-// TestLogTailQuotesEarlierErrors feeds the real output of a
+// TestEndsQuotesEarlierErrors feeds the real output of a
 // mariadb-install-db that failed: its cause comes before twenty lines of
 // advice, and the error must quote it.
-func TestLogTailQuotesEarlierErrors(t *testing.T) {
+func TestEndsQuotesEarlierErrors(t *testing.T) {
 	out, err := os.ReadFile("testdata/mariadb-install-db-10.11-concurrent-failure.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := newLogTail(nil)
 	l.Write(out)
-	msg := l.ends("output")
+	msg := ends(l, "output")
 	for _, want := range []string{
 		"its output says:\n    ERROR: 1051  Unknown table 'mysql.tmp_user_sys'",
 		"\n    2026-12-01  8:37:24 0 [ERROR] Aborting\n  and ends:\n",
 		"https://mariadb.org/jira",
 	} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("ends() = %s\nwant it to contain %q", msg, want)
+			t.Errorf("ends = %s\nwant it to contain %q", msg, want)
 		}
 	}
 	if strings.Contains(msg, "[Warning]") {
@@ -527,8 +508,8 @@ func TestLogTailQuotesEarlierErrors(t *testing.T) {
 	// An error line still in the tail is not quoted twice.
 	l = newLogTail(nil)
 	fmt.Fprintf(l, "starting\nFATAL:  could not create lock file\nexiting\n")
-	if msg := l.ends("log"); strings.Count(msg, "FATAL") != 1 || strings.Contains(msg, "says:") {
-		t.Errorf("ends() = %q, want the three lines once", msg)
+	if msg := ends(l, "log"); strings.Count(msg, "FATAL") != 1 || strings.Contains(msg, "says:") {
+		t.Errorf("ends = %q, want the three lines once", msg)
 	}
 }
 

@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/child"
+	"github.com/perfbisect/perfbisect/internal/tail"
 )
 
 const (
@@ -27,12 +27,6 @@ const (
 	pipeWait = 2 * time.Second
 	// tailLines is how many lines of a log an error quotes.
 	tailLines = 10
-	// errorLines is how many earlier error lines it quotes besides: a
-	// failing mariadb-install-db ends with 20 lines of advice, and its
-	// cause comes before them.
-	errorLines = 5
-	// maxLine cuts a log line that never ends.
-	maxLine = 64 << 10
 )
 
 // execSpec is a program to run for a managed server: a tool, a client or
@@ -103,7 +97,7 @@ func runTool(ctx context.Context, spec *execSpec) (string, error) {
 		if ctx.Err() != nil {
 			err = context.Cause(ctx)
 		}
-		return "", fmt.Errorf("%s: %w%s", spec.name(), err, all.ends("output"))
+		return "", fmt.Errorf("%s: %w%s", spec.name(), err, ends(all, "output"))
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -112,7 +106,7 @@ func runTool(ctx context.Context, spec *execSpec) (string, error) {
 type process struct {
 	name string
 	pid  int // also its process group id
-	log  *logTail
+	log  *tail.Lines
 	done chan struct{} // closed when it has exited
 	err  error         // how it exited; set before done is closed
 }
@@ -161,9 +155,9 @@ func (p *process) stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 			select {
 			case <-p.done:
 			case <-t.C:
-				p.log.note(fmt.Sprintf("perfbisect: %s (pid %d) did not shut down within %s; killing it", p.name, p.pid, grace))
+				p.log.Add(fmt.Sprintf("perfbisect: %s (pid %d) did not shut down within %s; killing it", p.name, p.pid, grace))
 			case <-ctx.Done():
-				p.log.note(fmt.Sprintf("perfbisect: %s (pid %d) killed before a clean shutdown: %v", p.name, p.pid, context.Cause(ctx)))
+				p.log.Add(fmt.Sprintf("perfbisect: %s (pid %d) killed before a clean shutdown: %v", p.name, p.pid, context.Cause(ctx)))
 			}
 		}
 	}
@@ -180,22 +174,11 @@ func (p *process) stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	}
 }
 
-// logTail is an io.Writer that passes whole lines on to out (which may be
-// nil) and keeps the last tailLines of them, and the first errorLines that
-// look like errors, for error messages. It never fails: a failing out must
-// not make the server's writes fail.
-type logTail struct {
-	mu      sync.Mutex
-	out     io.Writer
-	lines   [tailLines]string // a ring
-	n       int               // lines written so far
-	partial []byte
-	errs    []numbered // the first error lines
-}
-
-type numbered struct {
-	n    int
-	line string
+// newLogTail keeps the last lines of a program's output, and its first
+// error lines, for errors (see ends), passing whole lines on to out (which
+// may be nil).
+func newLogTail(out io.Writer) *tail.Lines {
+	return &tail.Lines{Keep: tailLines, Out: out, Errors: errorLine}
 }
 
 // errorLine matches how MariaDB/MySQL ("[ERROR]", "ERROR 1051", "ERROR:"),
@@ -203,93 +186,18 @@ type numbered struct {
 // report errors.
 var errorLine = regexp.MustCompile(`\[ERROR\]|^ERROR\b|\b(FATAL|PANIC):|^[\w.-]+: error:`)
 
-func newLogTail(out io.Writer) *logTail { return &logTail{out: out} }
-
-func (l *logTail) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.partial = append(l.partial, p...)
-	rest := l.partial
-	for {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break
-		}
-		l.add(string(rest[:i]))
-		rest = rest[i+1:]
-	}
-	if len(rest) > maxLine {
-		l.add(string(rest))
-		rest = nil
-	}
-	l.partial = append(l.partial[:0], rest...)
-	return len(p), nil
-}
-
-// note adds a line of perfbisect's own.
-func (l *logTail) note(line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.add(line)
-}
-
-func (l *logTail) add(line string) {
-	line = strings.TrimRight(line, "\r")
-	if l.out != nil {
-		_, _ = io.WriteString(l.out, line+"\n")
-	}
-	if len(l.errs) < errorLines && errorLine.MatchString(line) {
-		l.errs = append(l.errs, numbered{l.n, line})
-	}
-	l.lines[l.n%tailLines] = line
-	l.n++
-}
-
-// tail returns the last lines, indented, for an error message, or "".
-func (l *logTail) tail() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	room := tailLines
-	if len(l.partial) > 0 {
-		room--
-	}
-	var b strings.Builder
-	for i := max(0, l.n-room); i < l.n; i++ {
-		b.WriteString("    " + l.lines[i%tailLines] + "\n")
-	}
-	if len(l.partial) > 0 {
-		b.WriteString("    " + string(l.partial) + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// earlierErrors returns the error lines that came before the tail, indented,
-// or "".
-func (l *logTail) earlierErrors() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	from := l.n - tailLines
-	if len(l.partial) > 0 {
-		from++
-	}
-	var b strings.Builder
-	for _, e := range l.errs {
-		if e.n < from {
-			b.WriteString("    " + e.line + "\n")
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// ends ends an error message with the tail, of the program's "output" or
-// "log", after any error lines it printed earlier.
-func (l *logTail) ends(what string) string {
-	t := l.tail()
-	if t == "" {
+// ends ends an error message with the last lines of a program's "output"
+// or "log", after any error lines it printed before them: a failing
+// mariadb-install-db's cause comes before twenty lines of advice.
+func ends(l *tail.Lines, what string) string {
+	last := l.Last()
+	if len(last) == 0 {
 		return " (its " + what + " is empty)"
 	}
-	if e := l.earlierErrors(); e != "" {
-		return "; its " + what + " says:\n" + e + "\n  and ends:\n" + t
+	if e := l.Earlier(); len(e) > 0 {
+		return "; its " + what + " says:\n" + indent(e) + "\n  and ends:\n" + indent(last)
 	}
-	return "; its " + what + " ends:\n" + t
+	return "; its " + what + " ends:\n" + indent(last)
 }
+
+func indent(lines []string) string { return "    " + strings.Join(lines, "\n    ") }

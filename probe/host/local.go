@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/tail"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
 )
@@ -97,7 +96,7 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &agentRun{samples: make(chan probe.Sample, 16), stderr: &tailBuffer{max: 4096}, stdin: stdin}
+	r := &agentRun{samples: make(chan probe.Sample, 16), stderr: &tail.Lines{Keep: 20}, stdin: stdin}
 	cmd.Stderr = r.stderr
 	// Stop by closing the agent's stdin: it then cuts its last second,
 	// prints its summary and removes its files. Kill only if it hangs.
@@ -140,7 +139,7 @@ func (l *Local) agentCmd(ctx context.Context) (*exec.Cmd, error) {
 
 type agentRun struct {
 	samples chan probe.Sample
-	stderr  *tailBuffer
+	stderr  *tail.Lines
 	stdin   io.Closer
 	sum     probe.Summary
 	err     error
@@ -192,27 +191,4 @@ func (r *agentRun) read(cmd *exec.Cmd, stdout io.Reader) {
 	if derr := d.Err(); derr != nil && r.err == nil {
 		r.err = fmt.Errorf("workload agent output: %v", derr)
 	}
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf.Write(p)
-	if over := t.buf.Len() - t.max; over > 0 {
-		t.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.buf.String()
 }

@@ -1,15 +1,15 @@
 package knob
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/tail"
 )
 
 // once makes a revert safe to call more than once: after it has succeeded,
@@ -58,44 +58,19 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// tail keeps the last bytes written to it, so a chatty command cannot grow
-// memory while its last words (usually the error) are kept.
-type tail struct {
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// String is the kept output, cut to whole lines and at most n of them.
-func (t *tail) String(n int) string {
-	s := strings.TrimSpace(string(bytes.ToValidUTF8(t.buf, []byte("?"))))
-	ls := strings.Split(s, "\n")
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
-	}
-	return strings.Join(ls, "\n")
-}
-
 // runCmd runs a program (not through a shell), stopping it and its children
 // when ctx ends, and returns its stdout. A failure says the command, how it
 // ended and the last lines of its stderr.
 func runCmd(ctx context.Context, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
-	stdout, stderr := &tail{max: 16 << 10}, &tail{max: 16 << 10}
+	stdout, stderr := &tail.Lines{Keep: 50}, &tail.Lines{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killGroup(cmd)
 	err := cmd.Run()
 	if err != nil {
-		return stdout.String(50), fmt.Errorf("%s: %v%s", command(append([]string{name}, args...)...), exitReason(ctx, err), said(stderr))
+		return stdout.String(), fmt.Errorf("%s: %v%s", command(append([]string{name}, args...)...), exitReason(ctx, err), said(stderr))
 	}
-	return stdout.String(50), nil
+	return stdout.String(), nil
 }
 
 // killGroup runs cmd in its own process group and kills the whole group
@@ -119,8 +94,8 @@ func exitReason(ctx context.Context, err error) error {
 }
 
 // said is ": " and the last lines of a command's stderr, when it said any.
-func said(stderr *tail) string {
-	if s := stderr.String(10); s != "" {
+func said(stderr *tail.Lines) string {
+	if s := stderr.String(); s != "" {
 		return ": " + s
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/tail"
 	"github.com/perfbisect/perfbisect/probe"
 )
 
@@ -112,7 +113,7 @@ func runShell(parent context.Context, shell, script string, timeout time.Duratio
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, "-c", script)
 	cmd.Env = append(os.Environ(), env...)
-	stdout, stderr := &tail{max: 16 << 10}, &tail{max: 16 << 10}
+	stdout, stderr := &tail.Lines{Keep: 5}, &tail.Lines{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killGroup(cmd)
 	if err := cmd.Run(); err != nil {
@@ -120,7 +121,7 @@ func runShell(parent context.Context, shell, script string, timeout time.Duratio
 		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			how = fmt.Errorf("killed after the %v timeout", timeout)
 		}
-		return stdout.String(5), fmt.Errorf("%s: %v%s", command(shell, "-c", script), how, said(stderr))
+		return stdout.String(), fmt.Errorf("%s: %v%s", command(shell, "-c", script), how, said(stderr))
 	}
-	return stdout.String(5), nil
+	return stdout.String(), nil
 }

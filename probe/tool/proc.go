@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/child"
+	"github.com/perfbisect/perfbisect/internal/tail"
 )
 
 // Stopping a tool: SIGINT to its process group (fio then writes its final
@@ -179,29 +180,17 @@ func (p *proc) stop() {
 	})
 }
 
-// tail keeps the last lines of a program's output, for error messages.
-type tail struct {
-	lines []string
-}
-
+// tailLines is how many lines of a program's output an error quotes.
 const tailLines = 6
 
-func (t *tail) add(s string) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return
+// oneLine is what a tail kept, on one line for an error message.
+func oneLine(t *tail.Lines) string {
+	last := t.Last()
+	for i, l := range last {
+		last[i] = strings.TrimSpace(l)
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	if len(t.lines) == tailLines {
-		copy(t.lines, t.lines[1:])
-		t.lines = t.lines[:tailLines-1]
-	}
-	t.lines = append(t.lines, s)
+	return strings.Join(last, " | ")
 }
-
-func (t *tail) String() string { return strings.Join(t.lines, " | ") }
 
 // exitText says how a program ended: "exit status 1", "killed by SIGKILL".
 func exitText(err error) string {
@@ -236,7 +225,7 @@ func runSync(ctx context.Context, name string, inv invocation, onLine func(outLi
 	if err != nil {
 		return err
 	}
-	var out, errs tail
+	out, errs := &tail.Lines{Keep: tailLines}, &tail.Lines{Keep: tailLines}
 	lines := p.lines
 	for lines != nil {
 		select {
@@ -246,9 +235,9 @@ func runSync(ctx context.Context, name string, inv invocation, onLine func(outLi
 				continue
 			}
 			if l.stderr {
-				errs.add(l.text)
+				errs.Add(l.text)
 			} else {
-				out.add(l.text)
+				out.Add(l.text)
 			}
 			if onLine != nil {
 				onLine(l)
@@ -258,17 +247,17 @@ func runSync(ctx context.Context, name string, inv invocation, onLine func(outLi
 		}
 	}
 	<-p.done
-	last := &errs
-	if len(errs.lines) == 0 {
-		last = &out
+	last := errs
+	if last.Empty() {
+		last = out
 	}
 	switch {
 	case p.err != nil && ctx.Err() != nil:
 		return fmt.Errorf("%s: interrupted", name)
-	case p.err != nil && len(last.lines) == 0:
+	case p.err != nil && last.Empty():
 		return fmt.Errorf("%s failed (%s) without a word", name, exitText(p.err))
 	case p.err != nil:
-		return fmt.Errorf("%s failed (%s): %s", name, exitText(p.err), last)
+		return fmt.Errorf("%s failed (%s): %s", name, exitText(p.err), oneLine(last))
 	}
 	return nil
 }

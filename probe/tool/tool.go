@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/tail"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/parse"
 )
@@ -160,7 +161,8 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 	defer limit.Stop()
 	var (
 		acc                accum
-		errs, outs         tail
+		errs               = &tail.Lines{Keep: tailLines}
+		outs               = &tail.Lines{Keep: tailLines}
 		interrupted, ended bool
 		done               = ctx.Done()
 		lines              = p.lines
@@ -178,9 +180,9 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 			}
 			if len(ss) == 0 {
 				if l.stderr {
-					errs.add(l.text)
+					errs.Add(l.text)
 				} else {
-					outs.add(l.text)
+					outs.Add(l.text)
 				}
 			}
 			for _, s := range ss {
@@ -206,12 +208,12 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 	sum := acc.summary(res.Summary)
 	sum.Workload = w.job.spec()
 	last := errs
-	if len(last.lines) == 0 && r.quoteStdout {
+	if last.Empty() && r.quoteStdout {
 		last = outs
 	}
 	said := ""
-	if len(last.lines) > 0 {
-		said = ": " + last.String()
+	if !last.Empty() {
+		said = ": " + oneLine(last)
 	}
 	cut := ""
 	if acc.n > 0 {
