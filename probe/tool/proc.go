@@ -183,15 +183,6 @@ func (p *proc) stop() {
 // tailLines is how many lines of a program's output an error quotes.
 const tailLines = 6
 
-// oneLine is what a tail kept, on one line for an error message.
-func oneLine(t *tail.Lines) string {
-	last := t.Last()
-	for i, l := range last {
-		last[i] = strings.TrimSpace(l)
-	}
-	return strings.Join(last, " | ")
-}
-
 // exitText says how a program ended: "exit status 1", "killed by SIGKILL".
 func exitText(err error) string {
 	var ee *exec.ExitError
@@ -225,8 +216,29 @@ func runSync(ctx context.Context, name string, inv invocation, onLine func(outLi
 	if err != nil {
 		return err
 	}
-	out, errs := &tail.Lines{Keep: tailLines}, &tail.Lines{Keep: tailLines}
-	lines := p.lines
+	said := newOutput()
+	interrupted, _ := p.pump(ctx, nil, func(l outLine) {
+		said.add(l)
+		if onLine != nil {
+			onLine(l)
+		}
+	})
+	switch {
+	case p.err != nil && interrupted:
+		return fmt.Errorf("%s: interrupted", name)
+	case p.err != nil && said.quote(true) == "":
+		return fmt.Errorf("%s failed (%s) without a word", name, exitText(p.err))
+	case p.err != nil:
+		return fmt.Errorf("%s failed (%s)%s", name, exitText(p.err), said.quote(true))
+	}
+	return nil
+}
+
+// pump hands each line of p's output to onLine until the output ends,
+// stopping p when ctx is done (interrupted) or when limit fires (ended; a
+// nil limit never does). It returns once p has exited.
+func (p *proc) pump(ctx context.Context, limit <-chan time.Time, onLine func(outLine)) (interrupted, ended bool) {
+	done, lines := ctx.Done(), p.lines
 	for lines != nil {
 		select {
 		case l, ok := <-lines:
@@ -234,32 +246,51 @@ func runSync(ctx context.Context, name string, inv invocation, onLine func(outLi
 				lines = nil
 				continue
 			}
-			if l.stderr {
-				errs.Add(l.text)
-			} else {
-				out.Add(l.text)
-			}
-			if onLine != nil {
-				onLine(l)
-			}
-		case <-ctx.Done():
+			onLine(l)
+		case <-done:
+			done = nil
+			interrupted = true
+			p.stop()
+		case <-limit:
+			limit = nil
+			ended = true
 			p.stop()
 		}
 	}
 	<-p.done
-	last := errs
-	if last.Empty() {
-		last = out
+	return interrupted, ended
+}
+
+// output keeps the last lines a program said on stderr and on stdout, for
+// its errors.
+type output struct{ errs, outs *tail.Lines }
+
+func newOutput() output {
+	return output{&tail.Lines{Keep: tailLines}, &tail.Lines{Keep: tailLines}}
+}
+
+func (o output) add(l outLine) {
+	if l.stderr {
+		o.errs.Add(l.text)
+	} else {
+		o.outs.Add(l.text)
 	}
-	switch {
-	case p.err != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s: interrupted", name)
-	case p.err != nil && last.Empty():
-		return fmt.Errorf("%s failed (%s) without a word", name, exitText(p.err))
-	case p.err != nil:
-		return fmt.Errorf("%s failed (%s): %s", name, exitText(p.err), oneLine(last))
+}
+
+// quote is ": " and the last lines of stderr, on one line, or of stdout
+// when stderr said nothing and stdoutToo; "" when there is nothing to say.
+func (o output) quote(stdoutToo bool) string {
+	last := o.errs.Last()
+	if len(last) == 0 && stdoutToo {
+		last = o.outs.Last()
 	}
-	return nil
+	if len(last) == 0 {
+		return ""
+	}
+	for i, l := range last {
+		last[i] = strings.TrimSpace(l)
+	}
+	return ": " + strings.Join(last, " | ")
 }
 
 func closeAll(fs []*os.File) {

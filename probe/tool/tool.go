@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/perfbisect/perfbisect/internal/tail"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/parse"
 )
@@ -159,62 +158,29 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 		limit.Reset(duration + startSlack)
 	}
 	defer limit.Stop()
-	var (
-		acc                accum
-		errs               = &tail.Lines{Keep: tailLines}
-		outs               = &tail.Lines{Keep: tailLines}
-		interrupted, ended bool
-		done               = ctx.Done()
-		lines              = p.lines
-	)
-	for lines != nil {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				lines = nil
-				continue
-			}
-			var ss []probe.Sample
-			if l.stderr && r.fromStderr || !l.stderr && r.fromStdout {
-				ss = r.stream.Line(l.text)
-			}
-			if len(ss) == 0 {
-				if l.stderr {
-					errs.Add(l.text)
-				} else {
-					outs.Add(l.text)
-				}
-			}
-			for _, s := range ss {
-				if acc.n == 0 && r.ownLimit {
-					// Its clock started a second before its first report.
-					limit.Reset(duration - time.Second + endSlack)
-				}
-				acc.add(s)
-				out <- s
-			}
-		case <-done:
-			done = nil
-			interrupted = true
-			p.stop()
-		case <-limit.C:
-			ended = true
-			p.stop()
+	var acc accum
+	said := newOutput()
+	interrupted, ended := p.pump(ctx, limit.C, func(l outLine) {
+		var ss []probe.Sample
+		if l.stderr && r.fromStderr || !l.stderr && r.fromStdout {
+			ss = r.stream.Line(l.text)
 		}
-	}
-	<-p.done
+		if len(ss) == 0 {
+			said.add(l)
+		}
+		for _, s := range ss {
+			if acc.n == 0 && r.ownLimit {
+				// Its clock started a second before its first report.
+				limit.Reset(duration - time.Second + endSlack)
+			}
+			acc.add(s)
+			out <- s
+		}
+	})
 
 	res := r.stream.Result()
 	sum := acc.summary(res.Summary)
 	sum.Workload = w.job.spec()
-	last := errs
-	if last.Empty() && r.quoteStdout {
-		last = outs
-	}
-	said := ""
-	if !last.Empty() {
-		said = ": " + oneLine(last)
-	}
 	cut := ""
 	if acc.n > 0 {
 		cut = fmt.Sprintf("; the run was cut short after %d s", acc.n)
@@ -225,16 +191,16 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 		sum.Error = "interrupted: the summary covers the seconds measured before the stop"
 	case p.err != nil && !ended:
 		sum.Ended = probe.EndFailed
-		sum.Error = fmt.Sprintf("%s failed (%s)%s%s", r.name, exitText(p.err), said, cut)
+		sum.Error = fmt.Sprintf("%s failed (%s)%s%s", r.name, exitText(p.err), said.quote(r.quoteStdout), cut)
 	case acc.n == 0:
 		sum.Ended = probe.EndFailed
-		sum.Error = fmt.Sprintf("%s gave no per-second report%s", r.name, said)
+		sum.Error = fmt.Sprintf("%s gave no per-second report%s", r.name, said.quote(r.quoteStdout))
 		if len(res.Bad) > 0 {
 			sum.Error += fmt.Sprintf(" (%d lines it printed could not be read, the first: %v)", len(res.Bad), res.Bad[0])
 		}
 	case res.Summary != nil && res.Summary.Ended == probe.EndFailed:
 		sum.Ended = probe.EndFailed
-		sum.Error = res.Summary.Error + said
+		sum.Error = res.Summary.Error + said.quote(r.quoteStdout)
 	default:
 		sum.Ended = probe.EndCompleted
 	}
