@@ -108,6 +108,11 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		Duration: f.duration, MaxDuration: f.maxDuration,
 		DryRun: f.dryRun, Version: version,
 	}
+	// A step too short to judge is a flag to fix, found before the log is
+	// made: a rerun with a longer --duration must not meet an empty log.
+	if _, err := session.NewRunner(opt); err != nil {
+		return usageError(err)
+	}
 	if f.reference != "" {
 		ref, err := session.LoadRun(f.reference, "")
 		if err != nil {

@@ -42,6 +42,21 @@ func TestRunBadPlaybookFailsBeforeAnything(t *testing.T) {
 	}
 }
 
+// TestRunTooShortFailsBeforeTheLog: a --duration that leaves too few
+// seconds after the warm-up is a usage error, and no session log is left
+// to stand in the way of the rerun.
+func TestRunTooShortFailsBeforeTheLog(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--dir", dir, "--duration", "3s", "--record", "w.jsonl")
+	if code != exitUsage || !strings.Contains(stderr, "fewer than 5 seconds to judge") || !strings.Contains(stderr, "--duration of at least") {
+		t.Errorf("exit %d, stderr %q; want a usage error saying how long a step must be", code, stderr)
+	}
+	if stdout != "" || len(testutil.Entries(t, dir)) != 0 {
+		t.Errorf("ran anyway: %q, left %v", stdout, testutil.Entries(t, dir))
+	}
+}
+
 func TestRunDryRunDescribesAndChangesNothing(t *testing.T) {
 	quick, _ := filepath.Abs("testdata/quick.yaml")
 	dir := t.TempDir()
