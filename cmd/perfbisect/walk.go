@@ -61,7 +61,7 @@ in the session log.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.playbook, "playbook", "local-disk", "an embedded playbook's name (see 'perfbisect playbooks') or a YAML file (default: ebs-lab when the lab is up, else local-disk)")
+	fl.StringVar(&f.playbook, "playbook", "", "an embedded playbook's name (see 'perfbisect playbooks') or a YAML file (default: ebs-lab when the lab is up, else local-disk)")
 	fl.StringVar(&f.dir, "dir", "", "data directory of the workload (default: the current directory)")
 	fl.DurationVar(&f.duration, "duration", 0, "length of every step (default: the playbook's)")
 	fl.DurationVar(&f.maxDuration, "max-duration", 0, "how far a step whose verdict is not yet known is extended (default: 3x its duration)")

@@ -22,7 +22,12 @@ type workloadFlags struct {
 // addWorkloadFlags adds the flags to fs. fsyncFlags adds the fsync probe's
 // own (--bs, --sync, …), which `run` takes from its playbook.
 func addWorkloadFlags(fs *pflag.FlagSet, fsyncFlags bool) *workloadFlags {
-	w := &workloadFlags{fs: fs, v: probe.DefaultSpec(), copy: map[string]func(*probe.Spec){}}
+	// The scratch spec's values are the defaults --help shows: the probe's
+	// own for `probe`; none for `run`, whose defaults are its playbook's.
+	w := &workloadFlags{fs: fs, copy: map[string]func(*probe.Spec){}}
+	if fsyncFlags {
+		w.v = probe.DefaultSpec()
+	}
 	v := &w.v
 	// Each flag is bound to a field of v by a function that finds the same
 	// field in any spec, so apply can copy it over.
@@ -34,7 +39,11 @@ func addWorkloadFlags(fs *pflag.FlagSet, fsyncFlags bool) *workloadFlags {
 		fs.IntVar(field(v), name, *field(v), usage)
 		w.copy[name] = func(d *probe.Spec) { *field(d) = *field(v) }
 	}
-	str("workload", func(s *probe.Spec) *string { return &s.Workload }, "what each step runs: "+strings.Join(probe.Workloads, ", ")+" (default: the playbook's)")
+	what := "what each step runs: " + strings.Join(probe.Workloads, ", ") + " (default: the playbook's)"
+	if fsyncFlags {
+		what = "what to run: " + strings.Join(probe.Workloads, ", ")
+	}
+	str("workload", func(s *probe.Spec) *string { return &s.Workload }, what)
 	if fsyncFlags {
 		fs.Var(&v.BS, "bs", "block size of each write: 2300, 4k, 16KiB, ...")
 		fs.Var(&v.FileSize, "file-size", "size of each writer's file; writes wrap around at its end")
