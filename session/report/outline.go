@@ -164,7 +164,7 @@ func (r *Report) stepOutline(i int, s *Step) stepBlock {
 	}
 	st.items = append(st.items, label("State:", text(" "+s.State+prefixed(": ", s.Reason))))
 	if d := s.Decision; d != nil {
-		if d.Meaning != "" {
+		if d.Meaning != "" && d.Meaning != s.Reason { // the reason already said it
 			st.items = append(st.items, label("Meant:", text(" "+d.Meaning)))
 		}
 		switch {

@@ -293,7 +293,25 @@ func TestNoReference(t *testing.T) {
 	cp := *ss
 	cp.Reference, cp.ReferenceSamples = "", nil
 	evs[0].Data = &cp
+	// As the runner records it: the step's reason and its decision's
+	// meaning are the same sentence, which the timeline says once.
+	const baseline = "no reference: this step is the baseline the others are judged against"
+	for _, e := range evs {
+		switch d := e.Data.(type) {
+		case *session.StepEnd:
+			if e.Step == "reproduce" {
+				d.State, d.Reason = session.StateMeasured, baseline
+			}
+		case *session.Decision:
+			if e.Step == "reproduce" {
+				d.State, d.Meaning = session.StateMeasured, baseline
+			}
+		}
+	}
 	md := string(render(t, Build(evs, nil), FormatMarkdown))
+	if n := strings.Count(md, baseline); n != 1 {
+		t.Errorf("the timeline says %q %d times, want once", baseline, n)
+	}
 	if !strings.Contains(md, "none: the reproduce step is the baseline") || !strings.Contains(md, "| step | reproduce p50\\_ms |") {
 		t.Errorf("no-reference report:\n%s", md)
 	}
