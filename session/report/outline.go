@@ -36,6 +36,16 @@ type item struct {
 	sub  []line
 }
 
+// block is one of heading, para, list, table, pre and stepBlock.
+type block interface{ isBlock() }
+
+func (heading) isBlock()   {}
+func (para) isBlock()      {}
+func (list) isBlock()      {}
+func (table) isBlock()     {}
+func (pre) isBlock()       {}
+func (stepBlock) isBlock() {}
+
 // The blocks.
 type (
 	heading struct {
@@ -79,8 +89,8 @@ func (r *Report) title() string {
 // outline is the report: the conclusion first, then the host, the
 // reference, the timeline of steps, the results table, the notes, errors
 // and reverts, and the commands to redo the walk.
-func (r *Report) outline() []any {
-	b := []any{
+func (r *Report) outline() []block {
+	b := []block{
 		heading{1, line{text(r.title())}},
 		para{"conclusion", line{{strong, "Conclusion."}, text(" " + r.conclusionText())}},
 	}
@@ -134,7 +144,7 @@ func (r *Report) outline() []any {
 	return b
 }
 
-func orNone(l list) any {
+func orNone(l list) block {
 	if len(l.items) == 0 {
 		return para{"", line{text("None.")}}
 	}
