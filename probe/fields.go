@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -125,6 +126,32 @@ func (s Sample) Get(f Field) (float64, bool) {
 		return 0, false
 	}
 	return v, s.Measured().Has(f)
+}
+
+// Set sets field f of s to v (FieldErrors: v rounded to a count) and marks
+// it measured. v must be finite and at most 1e18.
+func (s *Sample) Set(f Field, v float64) {
+	switch f {
+	case FieldOps:
+		s.OpsPerS = v
+	case FieldMiB:
+		s.MiBPerS = v
+	case FieldP50:
+		s.P50Ms = v
+	case FieldP95:
+		s.P95Ms = v
+	case FieldP99:
+		s.P99Ms = v
+	case FieldMax:
+		s.MaxMs = v
+	case FieldAvg:
+		s.AvgMs = v
+	case FieldErrors:
+		s.Errors = int64(math.Round(v))
+	default:
+		return
+	}
+	s.Real |= f
 }
 
 // Label is the field's short name in a line of text: "p50", "avg", "ops/s".

@@ -47,8 +47,7 @@ func (c *command) line(r *Result, n int, l string) []probe.Sample {
 			r.bad(n, l, fmt.Sprintf("group %s: %q is not a number of 0 or more", c.re.SubexpNames()[i], text))
 			return nil
 		}
-		set(&s, f, v)
-		s.Real |= f
+		s.Set(f, v)
 	}
 	if s.Real == 0 {
 		c.matched = true
@@ -59,28 +58,6 @@ func (c *command) line(r *Result, n int, l string) []probe.Sample {
 	}
 	c.sec = s.Sec
 	return []probe.Sample{s}
-}
-
-// set sets field f of s to v.
-func set(s *probe.Sample, f probe.Field, v float64) {
-	switch f {
-	case probe.FieldOps:
-		s.OpsPerS = v
-	case probe.FieldMiB:
-		s.MiBPerS = v
-	case probe.FieldP50:
-		s.P50Ms = v
-	case probe.FieldP95:
-		s.P95Ms = v
-	case probe.FieldP99:
-		s.P99Ms = v
-	case probe.FieldMax:
-		s.MaxMs = v
-	case probe.FieldAvg:
-		s.AvgMs = v
-	case probe.FieldErrors:
-		s.Errors = toCount(v)
-	}
 }
 
 func (c *command) end(*Result) []probe.Sample { return nil }
