@@ -134,10 +134,8 @@ const lingerOnQuit = 1500 * time.Millisecond
 // or could not be.
 func (m *Model) Summary() string {
 	var b strings.Builder
-	for _, l := range m.st.activity {
-		if strings.Contains(l, "put back") || strings.Contains(l, "REVERT FAILED") {
-			b.WriteString(l + "\n")
-		}
+	for _, l := range m.st.reverts {
+		b.WriteString(l + "\n")
 	}
 	if c := m.st.conclusion(); c != "" {
 		b.WriteString("conclusion: " + c + "\n")
@@ -175,7 +173,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ended = true
 		if m.quitting {
 			// Stay a moment on the screen that shows the knobs put back.
-			m.st.note("session closed; every knob is put back — leaving")
+			if m.st.revertBad {
+				m.st.note("session closed; a knob could NOT be put back (see above) — leaving")
+			} else {
+				m.st.note("session closed; every knob is put back — leaving")
+			}
 			return m, tea.Tick(lingerOnQuit, func(time.Time) tea.Msg { return leaveMsg{} })
 		}
 		return m, nil
@@ -224,6 +226,11 @@ func (m *Model) stepDone(msg stepDoneMsg) tea.Cmd {
 }
 
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC && m.confirmQuit {
+		// A second Ctrl-C answers "quit?" with yes.
+		m.confirmQuit = false
+		return m.stopAndQuit()
+	}
 	if k.Type == tea.KeyCtrlC && (m.ask != nil || m.noting) {
 		// Ctrl-C out of a dialog: answer no, then quit as q would.
 		var cmds []tea.Cmd
@@ -346,6 +353,12 @@ func (m *Model) answerQuit(k tea.KeyMsg) tea.Cmd {
 	if k.String() != "y" && k.String() != "Y" {
 		return nil
 	}
+	return m.stopAndQuit()
+}
+
+// stopAndQuit quits once the operator has said yes: it stops the running
+// step first, whose end then closes the session.
+func (m *Model) stopAndQuit() tea.Cmd {
 	if !m.running {
 		// The step ended while the question was open: nothing to stop.
 		return m.quit()

@@ -371,3 +371,64 @@ func TestToolWorkloadBeforeItsFirstSample(t *testing.T) {
 		t.Errorf("before any sample, want the table and chart on avg:\n%s", view)
 	}
 }
+
+// TestNextFollowsTheLastDecision: the operator ran fsync before tmpfs; the
+// next step is what tmpfs (decided last) chose, not what the step further
+// down the playbook chose.
+func TestNextFollowsTheLastDecision(t *testing.T) {
+	w := newWalkScript(t).started().reproduced()
+	decide := func(id, next string) {
+		d := session.Decision{State: session.StateGone, Next: next}
+		w.record(func(r *recorder) {
+			r.stepStart(w.step(id), 6)
+			r.emit(id, &session.StepEnd{State: session.StateGone})
+			r.emit(id, &d)
+		})
+	}
+	decide("fsync", "volume")
+	decide("tmpfs", "fsync")
+	if next, ok := w.m.st.nextPending(); !ok || next != "fsync" {
+		t.Errorf("next = %q, %t; want fsync, tmpfs's decision (tmpfs was decided last)", next, ok)
+	}
+}
+
+// TestSummaryIsTheReverts: what the terminal gets afterwards lists the
+// knobs put back, a failed revert once, and no note that happens to say
+// "put back"; the last screen says when a knob was not put back.
+func TestSummaryIsTheReverts(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	failed := fsyncChange()
+	w.record(func(r *recorder) {
+		r.emit("tmpfs", &session.Note{Text: "we put back the old AMI by hand"})
+		r.emit("tmpfs", &session.KnobEvent{Action: session.KnobReverted, Change: tmpfsChange()})
+		r.emit("tmpfs", &session.KnobEvent{Action: session.KnobRevertFailed, Change: failed, Error: "permission denied"})
+		r.emit("tmpfs", &session.ErrorEvent{Message: "REVERT FAILED: fsync: permission denied", Action: "put it back by hand"})
+	})
+	got := w.m.Summary()
+	want := "tmpfs: put back tmpfs\ntmpfs: REVERT FAILED fsync: permission denied\n"
+	if got != want {
+		t.Errorf("Summary =\n%s\nwant\n%s", got, want)
+	}
+	w.m.quitting = true
+	w.send(endedMsg{})
+	if last := w.m.st.activity[len(w.m.st.activity)-1]; !strings.Contains(last, "could NOT be put back") {
+		t.Errorf("the last screen says %q after a failed revert", last)
+	}
+}
+
+// TestCtrlCTwiceQuits: the first Ctrl-C during a step asks; the second is
+// the answer.
+func TestCtrlCTwiceQuits(t *testing.T) {
+	w := newWalkScript(t).started().reproduced().asked().running()
+	cancelled := false
+	w.m.drv.cancel = func() { cancelled = true }
+	w.send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	if !w.m.confirmQuit {
+		t.Fatal("Ctrl-C during a step did not ask")
+	}
+	w.send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	if w.m.confirmQuit || !w.m.quitting || !cancelled {
+		t.Errorf("second Ctrl-C: asking %v, quitting %v, step cancelled %v; want the step stopped and the quit under way",
+			w.m.confirmQuit, w.m.quitting, cancelled)
+	}
+}

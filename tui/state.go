@@ -35,6 +35,7 @@ type walkState struct {
 	steps     []stepView
 	index     map[string]int
 	current   int // the step under way, or -1
+	decided   int // the step that was decided last, or -1: its decision says where to go
 	last      probe.Sample
 	ring      *chart.Ring // the running (or last run) step
 	reference *chart.Ring
@@ -43,13 +44,15 @@ type walkState struct {
 	repro     *chart.Ring  // the reproduce step: the regression
 	reproID   string
 	activity  []string // knob changes, notes and errors, newest last
+	reverts   []string // every knob put back, or not, in order: for the terminal afterwards
+	revertBad bool     // a revert failed
 	end       *session.SessionEnd
 	began     time.Time
 	lastTime  time.Time
 }
 
 func newWalkState(pb *playbook.Playbook) *walkState {
-	s := &walkState{current: -1, ring: chart.NewRing(ringSize), reference: chart.NewRing(ringSize), repro: chart.NewRing(ringSize), index: map[string]int{}}
+	s := &walkState{current: -1, decided: -1, ring: chart.NewRing(ringSize), reference: chart.NewRing(ringSize), repro: chart.NewRing(ringSize), index: map[string]int{}}
 	if pb != nil {
 		s.setPlaybook(pb)
 	}
@@ -124,7 +127,15 @@ func (s *walkState) apply(e session.Event) {
 			s.steps[i].seconds = d.Sec
 		}
 	case *session.KnobEvent:
-		s.note(knobLine(e.Step, d))
+		line := knobLine(e.Step, d)
+		s.note(line)
+		switch d.Action {
+		case session.KnobRevertFailed:
+			s.revertBad = true
+			fallthrough
+		case session.KnobReverted:
+			s.reverts = append(s.reverts, line)
+		}
 	case *session.Verdict:
 		if known {
 			s.steps[i].verdicts = append(s.steps[i].verdicts, *d)
@@ -139,6 +150,7 @@ func (s *walkState) apply(e session.Event) {
 	case *session.Decision:
 		if known {
 			s.steps[i].decision = d
+			s.decided = i
 		}
 	case *session.Note:
 		s.note("note: " + d.Text)
@@ -171,22 +183,17 @@ func suffix(p, s string) string {
 	return p + s
 }
 
-// nextPending is the step the walk goes to next: the decision of the last
-// finished step, or the first step when none ran.
+// nextPending is the step the walk goes to next: the decision of the step
+// decided last (the operator may have run steps out of order), or the
+// first step when none was.
 func (s *walkState) nextPending() (string, bool) {
-	last := -1
-	for i, st := range s.steps {
-		if st.decision != nil {
-			last = i
-		}
-	}
-	if last < 0 {
+	if s.decided < 0 {
 		if len(s.steps) == 0 {
 			return "", false
 		}
 		return s.steps[0].step.ID, true
 	}
-	d := s.steps[last].decision
+	d := s.steps[s.decided].decision
 	if d.Conclusion != "" || d.Next == "" {
 		return "", false
 	}
