@@ -34,9 +34,7 @@ func (m *Model) View() string {
 	case m.confirmQuit:
 		middle = m.box(w, middleH, "quit?", []string{"A step is running. Quit stops it and puts every knob back first.", "", "quit? [y/N]"})
 	case m.showHelp:
-		m.help.ShowAll = true
-		middle = m.box(w, middleH, "keys", strings.Split(m.help.View(m.keys), "\n"))
-		m.help.ShowAll = false
+		middle = m.box(w, middleH, "keys", strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"))
 	default:
 		middle = m.charts(w, middleH)
 	}
