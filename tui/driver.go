@@ -33,9 +33,6 @@ type stepDoneMsg struct {
 	res  session.StepResult
 }
 
-// streamClosedMsg says the driver will send nothing more.
-type streamClosedMsg struct{}
-
 type driver struct {
 	runner *session.Runner
 	msgs   chan tea.Msg
@@ -70,15 +67,11 @@ func (d *driver) ask(ctx context.Context, m askMsg) (bool, error) {
 	}
 }
 
-// listen delivers the next message; Update re-arms it after each one.
+// listen delivers the next message; Update re-arms it after each one. The
+// channel is never closed (a note's command may still emit after the
+// session ends): the last listen waits until the process exits.
 func (d *driver) listen() tea.Cmd {
-	return func() tea.Msg {
-		m, ok := <-d.msgs
-		if !ok {
-			return streamClosedMsg{}
-		}
-		return m
-	}
+	return func() tea.Msg { return <-d.msgs }
 }
 
 // start records the session and the host.
@@ -126,7 +119,7 @@ func (d *driver) cancelStep() {
 	}
 }
 
-// end closes the session and the stream.
+// end closes the session.
 func (d *driver) end(how session.Ending, conclusion, why string) tea.Cmd {
 	return func() tea.Msg {
 		d.runner.End(how, conclusion, why)

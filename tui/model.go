@@ -297,9 +297,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 // step to run: the selected one when it is still pending, else the next.
 func (m *Model) target() (*playbook.Step, bool) {
 	if m.selected >= 0 && m.selected < len(m.st.steps) && m.st.steps[m.selected].state == session.StatePending {
-		if next, ok := m.st.nextPending(); ok && m.st.steps[m.selected].step.ID != next && m.st.conclusion() == "" {
-			return m.st.steps[m.selected].step, true
-		}
+		return m.st.steps[m.selected].step, true
 	}
 	next, ok := m.st.nextPending()
 	if !ok {

@@ -8,7 +8,8 @@ import (
 )
 
 func TestMetric(t *testing.T) {
-	s := probe.Sample{Sec: 7, OpsPerS: 5120.5, MiBPerS: 20.002, P50Ms: 0.18, P95Ms: 0.31, P99Ms: 1.04, MaxMs: 12.3, Errors: 2}
+	s := probe.Sample{Sec: 7, OpsPerS: 5120.5, MiBPerS: 20.002, P50Ms: 0.18, P95Ms: 0.31, P99Ms: 1.04, MaxMs: 12.3, AvgMs: 0.21, Errors: 2,
+		Real: probe.ProbeFields | probe.FieldAvg}
 	uu := map[Metric]struct {
 		name   string
 		value  float64
@@ -20,6 +21,7 @@ func TestMetric(t *testing.T) {
 		P95:     {"p95 ms", 0.31, ReduceMax},
 		P99:     {"p99 ms", 1.04, ReduceMax},
 		Max:     {"max ms", 12.3, ReduceMax},
+		Avg:     {"avg ms", 0.21, ReduceMax},
 	}
 	for m, u := range uu {
 		if got := m.String(); got != u.name {
@@ -35,7 +37,7 @@ func TestMetric(t *testing.T) {
 	if OpsPerS != 0 {
 		t.Error("the zero Metric is not ops/s")
 	}
-	for _, bad := range []Metric{-1, Max + 1, 99} {
+	for _, bad := range []Metric{-1, Avg + 1, 99} {
 		if got := bad.Value(s); !math.IsNaN(got) {
 			t.Errorf("%v.Value = %v, want NaN", bad, got)
 		}
