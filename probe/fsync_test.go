@@ -217,12 +217,13 @@ func TestFsyncStopsSoonAfterCancel(t *testing.T) {
 		t.Errorf("stopped %v after the cancel, want under 1s", d)
 	}
 	sum := w.Result()
-	if sum.Ended != EndInterrupted || sum.Ops == 0 || len(samples) < 1 {
-		t.Errorf("after cancel: ended %q, %d ops, %d samples", sum.Ended, sum.Ops, len(samples))
+	if sum.Ended != EndInterrupted || sum.Ops == 0 {
+		t.Errorf("after cancel: ended %q, %d ops", sum.Ended, sum.Ops)
 	}
-	// The summary covers exactly the seconds sent: a last interval too short
-	// to mean anything (the cancel came right after a cut) is left out of both.
-	if d := sum.DurationS - float64(len(samples)); d < -0.05 || d > 1 {
+	// The summary covers exactly the seconds sent: whole ones, and the
+	// partial last one when it lasted 200 ms or more (a slow receive here
+	// can make it that long); a shorter one is left out of both.
+	if d := sum.DurationS - float64(len(samples)); d < -0.8-0.05 || d > 0.05 {
 		t.Errorf("summary of %.2fs for %d samples", sum.DurationS, len(samples))
 	}
 	if left := testutil.Entries(t, dir); len(left) != 0 {
