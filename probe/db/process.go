@@ -59,6 +59,12 @@ func (e *execSpec) command(ctx context.Context) *exec.Cmd {
 	return c
 }
 
+// ClientEnv is the environment for a program that talks to a managed
+// server (sysbench, pgbench, psql): perfbisect's own, without the variables
+// that would steer it (a stray MYSQL_PWD breaks the login, a PGOPTIONS
+// changes what is measured).
+func ClientEnv() []string { return childEnv(nil) }
+
 // childEnv is perfbisect's environment without the variables that steer
 // database clients and servers (PGHOST, PGDATA, MYSQL_PWD, MYSQL_UNIX_PORT,
 // …): a managed server and its clients are configured by flags only.

@@ -113,7 +113,7 @@ func (j *pgbenchJob) invocation(bin string, args ...string) invocation {
 	if c.Database != "" {
 		args = append(args, c.Database)
 	}
-	inv := invocation{path: bin, args: args, dir: j.base.path}
+	inv := invocation{path: bin, args: args, dir: j.base.path, managedDB: j.server != nil}
 	if c.Password != "" {
 		inv.env = []string{"PGPASSWORD=" + c.Password}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/child"
 	"github.com/perfbisect/perfbisect/internal/tail"
+	"github.com/perfbisect/perfbisect/probe/db"
 )
 
 // Stopping a tool: SIGINT to its process group (fio then writes its final
@@ -36,12 +37,11 @@ type invocation struct {
 	args []string
 	dir  string
 	env  []string // added to perfbisect's own environment
+	// managedDB leaves out of that environment the PG*, MYSQL* and MARIADB*
+	// variables: a managed server and its clients are set by flags only.
+	managedDB bool
 	// files are passed to the program as fds 3, 4, …; start closes them.
 	files []*os.File
-}
-
-func (inv invocation) String() string {
-	return strings.Join(append([]string{inv.path}, inv.args...), " ")
 }
 
 // outLine is a line of a program's output.
@@ -68,7 +68,11 @@ type proc struct {
 func start(name string, inv invocation) (*proc, error) {
 	cmd := exec.Command(inv.path, inv.args...)
 	cmd.Dir = inv.dir
-	cmd.Env = append(os.Environ(), inv.env...)
+	base := os.Environ()
+	if inv.managedDB {
+		base = db.ClientEnv()
+	}
+	cmd.Env = append(base, inv.env...)
 	cmd.ExtraFiles = inv.files
 	child.Own(cmd)
 	outR, outW, err := os.Pipe()

@@ -139,7 +139,7 @@ func (j *sysbenchJob) invocation(test string, files []*os.File, command string, 
 	}
 	args = append(args, "--tables="+strconv.Itoa(j.sp.Tables), "--table-size="+strconv.Itoa(j.sp.TableSize),
 		"--threads="+strconv.Itoa(j.sp.Threads))
-	inv := invocation{path: j.bin, dir: j.base.path, files: files}
+	inv := invocation{path: j.bin, dir: j.base.path, files: files, managedDB: j.server != nil}
 	if c.Password != "" {
 		// Never on the command line, which every user can read: sysbench
 		// reads options from --config-file, here a pipe it inherits, so the
