@@ -208,3 +208,21 @@ func TestLoadRunSavedToolOutput(t *testing.T) {
 		t.Errorf("no samples: err %v, want it to say what is accepted", err)
 	}
 }
+
+// TestLoadRunFioLatLog: a fio latency log as a reference is read as
+// latencies (its name says so, as fio names it), not as operations per
+// second.
+func TestLoadRunFioLatLog(t *testing.T) {
+	run, err := LoadRun("../probe/parse/testdata/fio-3.33-etcd_lat.1.log", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Samples) == 0 {
+		t.Fatal("no samples")
+	}
+	for _, s := range run.Samples {
+		if s.Measured().Has(probe.FieldOps) || !s.Measured().Has(probe.FieldAvg) || s.AvgMs <= 0 || s.AvgMs > 1 {
+			t.Fatalf("sample %+v: want an average latency in ms (the log's ns / 1e6) and no ops/s", s)
+		}
+	}
+}

@@ -23,14 +23,15 @@ type Run struct {
 // LoadRun reads a run from a session log (the samples of step, or of its
 // reproduce step when step is ""), from `perfbisect probe --json` output
 // (all its samples), or from the saved output of sysbench, pgbench or fio
-// (detected from the content, as `perfbisect import` does), so last night's
+// (detected from the content and, for a fio log, its name, as `perfbisect
+// import` does), so last night's
 // benchmark log can be a reference.
 func LoadRun(path, step string) (*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if format, err := parse.Detect(data); err == nil {
+	if format, err := parse.Resolve(path, data, "auto"); err == nil {
 		if step != "" {
 			return nil, fmt.Errorf("%s: saved %s output has no steps (leave out the step)", path, format)
 		}

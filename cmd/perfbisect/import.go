@@ -6,9 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,13 +49,8 @@ func runImport(file, format string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return failure(err)
 	}
-	if format == "auto" || format == "fio" {
-		if f, err := parse.Detect(data); err == nil && (format == "auto" || strings.HasPrefix(f, "fio")) {
-			format = f
-		}
-	}
-	if format == parse.FormatFioLog {
-		format = fioLogKind(file)
+	if format, err = parse.Resolve(file, data, format); err != nil {
+		return failure(fmt.Errorf("%s: %w", file, err))
 	}
 	res, err := parse.Parse(bytes.NewReader(data), format)
 	if err != nil {
@@ -88,21 +81,6 @@ func runImport(file, format string, stdout, stderr io.Writer) error {
 		return failure(err)
 	}
 	return nil
-}
-
-// fioLogKind tells a fio log's kind by fio's file name: NAME_iops.N.log,
-// NAME_lat.N.log (also clat, slat) or NAME_bw.N.log.
-func fioLogKind(file string) string {
-	base := filepath.Base(file)
-	switch {
-	case strings.Contains(base, "_iops."):
-		return parse.FormatFioIOPSLog
-	case strings.Contains(base, "_lat."), strings.Contains(base, "_clat."), strings.Contains(base, "_slat."):
-		return parse.FormatFioLatLog
-	case strings.Contains(base, "_bw."):
-		return parse.FormatFioBWLog
-	}
-	return parse.FormatFioLog
 }
 
 // summarize computes a summary from the samples when the tool gave none:

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -73,18 +74,8 @@ func Parse(r io.Reader, format string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if format == "auto" || format == "" {
-		format, err = Detect(data)
-		if err != nil {
-			return nil, err
-		}
-	}
-	if format == "fio" {
-		if f, err := Detect(data); err == nil && (f == FormatFioJSON || f == FormatFioLog) {
-			format = f
-		} else {
-			return nil, fmt.Errorf("not fio JSON output or a fio log: the first line is %q", firstLine(data))
-		}
+	if format, err = Resolve("", data, format); err != nil {
+		return nil, err
 	}
 	if format == FormatCommand {
 		return nil, fmt.Errorf("format %q needs a pattern: read command output with NewCommandStream", format)
@@ -98,6 +89,45 @@ func Parse(r io.Reader, format string) (*Result, error) {
 	}
 	s.end()
 	return s.Result(), nil
+}
+
+// Resolve turns format as the operator gave it into the one to parse
+// with: "auto" (or "") is detected from data, "fio" is fio JSON or a fio
+// log, and a fio log's kind (iops, lat, bw) is told by its file name, as fio
+// names them: NAME_iops.N.log, NAME_lat.N.log (also clat, slat),
+// NAME_bw.N.log. name may be "" (a log of unknown kind is read as an iops
+// log, and the result says so).
+func Resolve(name string, data []byte, format string) (string, error) {
+	switch format {
+	case "auto", "":
+		f, err := Detect(data)
+		if err != nil {
+			return "", err
+		}
+		format = f
+	case "fio":
+		f, err := Detect(data)
+		if err != nil || (f != FormatFioJSON && f != FormatFioLog) {
+			return "", fmt.Errorf("not fio JSON output or a fio log: the first line is %q", firstLine(data))
+		}
+		format = f
+	}
+	if format == FormatFioLog {
+		format = fioLogKind(filepath.Base(name))
+	}
+	return format, nil
+}
+
+func fioLogKind(base string) string {
+	switch {
+	case strings.Contains(base, "_iops."):
+		return FormatFioIOPSLog
+	case strings.Contains(base, "_lat."), strings.Contains(base, "_clat."), strings.Contains(base, "_slat."):
+		return FormatFioLatLog
+	case strings.Contains(base, "_bw."):
+		return FormatFioBWLog
+	}
+	return FormatFioLog
 }
 
 var (

@@ -378,3 +378,28 @@ func FuzzFioJSON(f *testing.F) {
 func FuzzFioLog(f *testing.F) {
 	fuzzFormat(f, "fio-iops-log", seedFile(f, "fio-3.33-etcd_iops.1.log"), "1000, 10, 0, 4096, 0, 0\n1000, 20, 1, 4096, 0, 0\n")
 }
+
+func TestResolve(t *testing.T) {
+	iopsLog := []byte(file(t, "fio-3.33-etcd_iops.1.log"))
+	for _, c := range []struct {
+		name, format string
+		data         []byte
+		want         string
+	}{
+		{"etcd_iops.1.log", "auto", iopsLog, FormatFioIOPSLog},
+		{"/tmp/etcd_lat.1.log", "auto", iopsLog, FormatFioLatLog},
+		{"etcd_clat.2.log", "fio", iopsLog, FormatFioLatLog},
+		{"x_bw.1.log", "fio-log", iopsLog, FormatFioBWLog},
+		{"saved.log", "auto", iopsLog, FormatFioLog},
+		{"", "auto", iopsLog, FormatFioLog},
+		{"etcd_lat.1.log", FormatPgbench, iopsLog, FormatPgbench},
+		{"run.json", "fio", []byte(file(t, "fio-3.33-etcd.json")), FormatFioJSON},
+	} {
+		if got, err := Resolve(c.name, c.data, c.format); err != nil || got != c.want {
+			t.Errorf("Resolve(%q, %s) = %q, %v; want %q", c.name, c.format, got, err, c.want)
+		}
+	}
+	if _, err := Resolve("x.txt", []byte(file(t, "pgbench-15-P1.txt")), "fio"); err == nil || !strings.Contains(err.Error(), "not fio JSON output or a fio log") {
+		t.Errorf("fio for pgbench output: %v", err)
+	}
+}
