@@ -13,8 +13,8 @@ import (
 
 // LogWriter appends events to a session log, one JSON object per line. Each
 // line is written whole with one write(2) on an O_APPEND file, so a crash
-// can only tear the last line; Sync makes the log durable (the runner calls
-// it at the end of every step and of the session).
+// can only tear the last line; the log is made durable (fsync) after every
+// step's end and the session's end, and by Close.
 type LogWriter struct {
 	mu   sync.Mutex
 	f    *os.File
@@ -38,7 +38,8 @@ func CreateLog(path string) (*LogWriter, error) {
 // Path is the log's file name.
 func (w *LogWriter) Path() string { return w.path }
 
-// Write appends one event. After a write error every later call returns it.
+// Write appends one event, and syncs after a step_end or session_end. After
+// an error every later call returns it (Close too).
 func (w *LogWriter) Write(e Event) error {
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -52,8 +53,12 @@ func (w *LogWriter) Write(e Event) error {
 	}
 	if _, err := w.f.Write(b); err != nil {
 		w.err = fmt.Errorf("write session log %s: %w", w.path, err)
+		return w.err
 	}
-	return w.err
+	if e.Type == TypeStepEnd || e.Type == TypeSessionEnd {
+		return w.sync()
+	}
+	return nil
 }
 
 // Sync flushes the log to stable storage.
@@ -63,6 +68,10 @@ func (w *LogWriter) Sync() error {
 	if w.err != nil {
 		return w.err
 	}
+	return w.sync()
+}
+
+func (w *LogWriter) sync() error {
 	if err := w.f.Sync(); err != nil {
 		w.err = fmt.Errorf("sync session log %s: %w", w.path, err)
 	}

@@ -67,21 +67,30 @@ type StepResult struct {
 	Summary  *probe.Summary
 }
 
-// NewRunner checks the options.
-func NewRunner(opt Options) (*Runner, error) {
+// Validate checks the options before anything is recorded: a playbook and a
+// host, and steps long enough to judge after the warm-up.
+func (opt Options) Validate() error {
 	if opt.Playbook == nil || len(opt.Playbook.Steps) == 0 {
-		return nil, errors.New("no playbook to walk")
+		return errors.New("no playbook to walk")
 	}
 	if opt.Host == nil {
-		return nil, errors.New("no host to walk on")
+		return errors.New("no host to walk on")
 	}
 	for i := range opt.Playbook.Steps {
 		step := &opt.Playbook.Steps[i]
 		d := (&Runner{opt: opt}).duration(step)
 		if left := d - opt.Playbook.Warmup.Std(); left < minJudged*time.Second {
-			return nil, fmt.Errorf("step %s runs %v with a warm-up of %v: that leaves fewer than %d seconds to judge (use a --duration of at least %v)",
+			return fmt.Errorf("step %s runs %v with a warm-up of %v: that leaves fewer than %d seconds to judge (use a --duration of at least %v)",
 				step.ID, d, opt.Playbook.Warmup, minJudged, opt.Playbook.Warmup.Std()+minJudged*time.Second)
 		}
+	}
+	return nil
+}
+
+// NewRunner checks the options (Validate).
+func NewRunner(opt Options) (*Runner, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	if opt.Emit == nil {
 		opt.Emit = func(Event) {}

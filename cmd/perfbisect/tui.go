@@ -34,17 +34,9 @@ func terminalIO() bool { return isTerminal(os.Stdin.Fd()) && isTerminal(os.Stdou
 
 // runTUI walks the playbook in the investigation screen.
 func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.LogWriter, stderr io.Writer) error {
-	var logErr error
 	m, err := tui.NewLive(ctx, tui.Options{
 		Options: opt, Yes: yes, Color: colorOn(), LogPath: log.Path(),
-		Log: func(e session.Event) {
-			if err := log.Write(e); err != nil && logErr == nil {
-				logErr = err
-			}
-			if e.Type == session.TypeStepEnd || e.Type == session.TypeSessionEnd {
-				log.Sync()
-			}
-		},
+		Log:     func(e session.Event) { _ = log.Write(e) }, // an error sticks, and Close returns it
 	})
 	if err != nil {
 		return failure(err)
@@ -57,9 +49,7 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	guarded.Store(true)
 	_, err = p.Run()
 	guarded.Store(false)
-	if cerr := log.Close(); cerr != nil && logErr == nil {
-		logErr = cerr
-	}
+	logErr := log.Close()
 	fmt.Fprint(stderr, m.Summary())
 	fmt.Fprintf(stderr, "session log: %s\n", log.Path())
 	for _, p := range writeReports(log.Path(), stderr) {

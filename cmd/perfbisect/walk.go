@@ -110,7 +110,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	}
 	// A step too short to judge is a flag to fix, found before the log is
 	// made: a rerun with a longer --duration must not meet an empty log.
-	if _, err := session.NewRunner(opt); err != nil {
+	if err := opt.Validate(); err != nil {
 		return usageError(err)
 	}
 	if f.reference != "" {
@@ -152,14 +152,11 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		return failure(err)
 	}
 	pr := newWalkPrinter(stdout, pb)
-	var logErr error
+	said := false
 	opt.Emit = func(e session.Event) {
-		if err := log.Write(e); err != nil && logErr == nil {
-			logErr = err
+		if err := log.Write(e); err != nil && !said {
+			said = true // the error sticks: Close returns it
 			fmt.Fprintf(stderr, "perfbisect: %v (the walk goes on; the log is incomplete)\n", err)
-		}
-		if e.Type == session.TypeStepEnd || e.Type == session.TypeSessionEnd {
-			log.Sync()
 		}
 		pr.event(e)
 	}
@@ -172,9 +169,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	_, werr := r.Walk(ctx)
 	guarded.Store(false)
 	pr.table()
-	if err := log.Close(); err != nil && logErr == nil {
-		logErr = err
-	}
+	logErr := log.Close()
 	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
 	for _, p := range writeReports(log.Path(), stderr) {
 		fmt.Fprintf(stdout, "report: %s\n", p)
