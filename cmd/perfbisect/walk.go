@@ -83,6 +83,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if f.failOnRegression && f.reference == "" {
 		return usageError(errors.New("--fail-on-regression needs --reference (the known-good run to compare with)"))
 	}
+	if f.failOnRegression && !f.noTUI {
+		return usageError(errors.New("--fail-on-regression is for unattended runs, whose exit code a job reads: add --no-tui"))
+	}
 	spec := pb.Workload
 	if f.workload != nil {
 		spec = f.workload.apply(spec)

@@ -57,6 +57,20 @@ func TestRunTooShortFailsBeforeTheLog(t *testing.T) {
 	}
 }
 
+// TestFailOnRegressionNeedsNoTUI: the screen does not give the exit code a
+// job would read, so the flag asks for --no-tui instead of being ignored.
+func TestFailOnRegressionNeedsNoTUI(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, _, stderr := runCLI(t, context.Background(), "run", "--fail-on-regression", "--reference", "ref.jsonl", "--yes")
+	if code != exitUsage || !strings.Contains(stderr, "add --no-tui") {
+		t.Errorf("exit %d, stderr %q; want a usage error asking for --no-tui", code, stderr)
+	}
+	if left := testutil.Entries(t, dir); len(left) != 0 {
+		t.Errorf("left %v", left)
+	}
+}
+
 func TestRunDryRunDescribesAndChangesNothing(t *testing.T) {
 	quick, _ := filepath.Abs("testdata/quick.yaml")
 	dir := t.TempDir()
