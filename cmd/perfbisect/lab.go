@@ -50,16 +50,34 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if os.Geteuid() != 0 {
 				return failure(errors.New("lab up needs root (loop devices, mounts, cgroups)"))
 			}
+			fl := c.Flags()
+			st, err := lab.Current()
+			if err != nil {
+				return failure(fmt.Errorf("%w (perfbisect lab down --yes removes what it can)", err))
+			}
+			if st != nil {
+				// Only what was given changes the volume that is up.
+				if !fl.Changed("type") {
+					typ = st.Model.Type
+				}
+				if !fl.Changed("size") {
+					o.SizeGiB = st.Model.SizeGiB
+				}
+				if !fl.Changed("type") && !fl.Changed("iops") {
+					iops = st.Model.IOPS
+				}
+				if !fl.Changed("type") && !fl.Changed("throughput") {
+					tput = st.Model.ThroughputMiB
+				}
+			}
 			m, err := lab.NewModel(typ, o.SizeGiB, iops, tput)
 			if err != nil {
 				return usageError(err)
 			}
-			o.Model, o.Drained = m, drain
-			if c.Flags().Changed("credits") {
-				o.Credits = credits
-			}
-			if st, err := lab.Load(); err == nil {
-				return labChange(st, m, o, c.Flags().Changed("credits") || drain, yes, dryRun, stdin, stdout)
+			// --credits 0 is a drained bucket, not the default.
+			o.Model, o.Credits, o.Drained = m, credits, drain || credits == 0
+			if st != nil {
+				return labChange(c.Context(), st, o, fl.Changed("credits") || drain, yes, dryRun, stdin, stdout)
 			}
 			plan := []string{
 				fmt.Sprintf("create a sparse %d GiB file in %s and attach it to a loop device (losetup)", o.SizeGiB, o.Dir),
@@ -67,10 +85,10 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 				"create a cgroup for the lab's workloads and throttle the loop device's writes: " + m.String(),
 				"start the lab's controller (gp2 burst credits drain and refill as writes come)",
 			}
-			if err := confirmPlan("lab up", plan, "perfbisect lab down", yes, dryRun, stdin, stdout); err != nil {
+			if err := confirmPlan(c.Context(), "lab up", plan, "perfbisect lab down", yes, dryRun, stdin, stdout); err != nil {
 				return err
 			}
-			st, err := lab.Up(c.Context(), o)
+			st, err = lab.Up(c.Context(), o)
 			if err != nil {
 				return failure(err)
 			}
@@ -95,8 +113,9 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	return c
 }
 
-// labChange changes the volume of a lab that is up: its type or credits.
-func labChange(st *lab.State, m lab.Model, o lab.UpOptions, setCredits, yes, dryRun bool, stdin io.Reader, stdout io.Writer) error {
+// labChange changes the volume of a lab that is up: its model (through
+// SetModel, the lab's ModifyVolume) and, when asked, its credits.
+func labChange(ctx context.Context, st *lab.State, o lab.UpOptions, setCredits, yes, dryRun bool, stdin io.Reader, stdout io.Writer) error {
 	credits := st.Credits
 	switch {
 	case o.Drained:
@@ -104,16 +123,19 @@ func labChange(st *lab.State, m lab.Model, o lab.UpOptions, setCredits, yes, dry
 	case setCredits:
 		credits = o.Credits
 	}
-	plan := []string{fmt.Sprintf("change the emulated volume from %s (%.0f credits) to %s (%.0f credits)", st.Model, st.Credits, m, credits)}
-	if err := confirmPlan("lab up", plan, "perfbisect lab up with the old settings, or lab down", yes, dryRun, stdin, stdout); err != nil {
+	plan := []string{fmt.Sprintf("change the emulated volume from %s (%.0f credits) to %s (%.0f credits)", st.Model, st.Credits, o.Model, credits)}
+	if err := confirmPlan(ctx, "lab up", plan, "perfbisect lab up with the old settings, or lab down", yes, dryRun, stdin, stdout); err != nil {
 		return err
 	}
-	st, err := lab.Update(func(s *lab.State) error {
-		s.Model, s.Credits = m, credits
-		return nil
-	})
-	if err != nil {
-		return failure(err)
+	if o.Model != st.Model {
+		if err := st.SetModel(o.Model); err != nil {
+			return failure(err)
+		}
+	}
+	if credits != st.Credits {
+		if err := st.SetCredits(credits); err != nil {
+			return failure(err)
+		}
 	}
 	fmt.Fprintf(stdout, "lab (an emulation): %s, %.0f credits\ndata dir: %s\n", st.Model, st.Credits, st.DataDir)
 	return nil
@@ -121,7 +143,7 @@ func labChange(st *lab.State, m lab.Model, o lab.UpOptions, setCredits, yes, dry
 
 // confirmPlan says what a command will do and asks, unless --yes; with
 // --dry-run it only says.
-func confirmPlan(what string, plan []string, undo string, yes, dryRun bool, stdin io.Reader, stdout io.Writer) error {
+func confirmPlan(ctx context.Context, what string, plan []string, undo string, yes, dryRun bool, stdin io.Reader, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%s will:\n", what)
 	for _, p := range plan {
 		fmt.Fprintf(stdout, "  - %s\n", p)
@@ -138,8 +160,11 @@ func confirmPlan(what string, plan []string, undo string, yes, dryRun bool, stdi
 	if !t.interactive() {
 		return usageError(fmt.Errorf("%s changes this host and there is no terminal to ask: pass --yes, or --dry-run to see the plan", what))
 	}
-	ok, err := t.ask(context.Background(), "go ahead? [y/N] ")
+	ok, err := t.ask(ctx, "go ahead? [y/N] ")
 	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		return failure(err)
 	}
 	if !ok {
@@ -214,7 +239,7 @@ func newLabDownCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if err == nil {
 				plan[0] += fmt.Sprintf(": %s on %s, %s", st.Mount, st.Loop, st.Backing)
 			}
-			if err := confirmPlan("lab down", plan, "perfbisect lab up builds a new one", yes, dryRun, stdin, stdout); err != nil {
+			if err := confirmPlan(c.Context(), "lab down", plan, "perfbisect lab up builds a new one", yes, dryRun, stdin, stdout); err != nil {
 				return err
 			}
 			if err := lab.Down(context.WithoutCancel(c.Context())); err != nil {

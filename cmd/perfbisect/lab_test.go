@@ -86,6 +86,28 @@ func TestLabStory(t *testing.T) {
 	if t.Failed() {
 		t.Logf("the walk:\n%s", walk)
 	}
+	// Every knob was put back: the volume is the drained gp2 it was, on the
+	// current image, and no revert failed.
+	after, err := lab.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Model != (lab.Model{Type: "gp2", SizeGiB: 30}) || after.Image != "current" && after.Image != "" {
+		t.Errorf("after the walk the lab is %s on image %q, want gp2 30 GiB on the current image", after.Model, after.Image)
+	}
+	for _, e := range evs {
+		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobRevertFailed {
+			t.Errorf("step %s: revert of %s failed: %s", e.Step, k.Change.Knob, k.Error)
+		}
+	}
+
+	// lab up on a lab that is up changes only what it is given, and
+	// --credits 0 is a drained bucket.
+	sh("lab", "up", "--yes", "--type", "gp3", "--iops", "4000")
+	sh("lab", "up", "--yes", "--credits", "0")
+	if st, err := lab.Load(); err != nil || st.Model != (lab.Model{Type: "gp3", SizeGiB: 30, IOPS: 4000, ThroughputMiB: 125}) || st.Credits != 0 {
+		t.Errorf("after lab up --type gp3 --iops 4000, then --credits 0: %+v (%v), want gp3 30 GiB 4000 IOPS 125 MiB/s, 0 credits", st, err)
+	}
 
 	sh("lab", "down", "--yes")
 	if _, err := lab.Load(); err == nil {

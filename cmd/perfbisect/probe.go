@@ -127,9 +127,9 @@ func enterLab(dir string) (bool, error) {
 	if dir == "" {
 		return false, nil
 	}
-	st, err := lab.Load()
-	if err != nil {
-		return false, nil // no lab
+	st, err := lab.Current()
+	if st == nil || err != nil {
+		return false, err
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil || !st.Contains(abs) {

@@ -111,7 +111,10 @@ func runSetup(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return failure(err)
 	}
-	name, dataDir := defaultPlaybook("")
+	name, dataDir, err := defaultPlaybook("")
+	if err != nil {
+		return failure(err)
+	}
 	if dataDir == "" {
 		dataDir = dir
 	}

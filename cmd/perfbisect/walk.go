@@ -55,7 +55,10 @@ in the session log.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("playbook") {
-				f.playbook, f.dir = defaultPlaybook(f.dir)
+				var err error
+				if f.playbook, f.dir, err = defaultPlaybook(f.dir); err != nil {
+					return failure(err)
+				}
 			}
 			return runWalk(c.Context(), f, stdin, stdout, stderr)
 		},
@@ -194,14 +197,18 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 // defaultPlaybook chooses the playbook for this host: ebs-lab (on the lab's
 // volume, unless --dir says otherwise) when the lab is up, local-disk
 // elsewhere. EC2 hosts will get ebs-write-regression.
-func defaultPlaybook(dir string) (string, string) {
-	if st, err := lab.Load(); err == nil {
-		if dir == "" {
-			dir = st.DataDir
-		}
-		return "ebs-lab", dir
+func defaultPlaybook(dir string) (string, string, error) {
+	st, err := lab.Current()
+	if err != nil {
+		return "", "", fmt.Errorf("%w (or pass --playbook)", err)
 	}
-	return "local-disk", dir
+	if st == nil {
+		return "local-disk", dir, nil
+	}
+	if dir == "" {
+		dir = st.DataDir
+	}
+	return "ebs-lab", dir, nil
 }
 
 // createLog creates the session log, by default named for the time here.

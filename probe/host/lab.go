@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,30 +45,45 @@ func describeVolume(st *lab.State) string {
 }
 
 func (l labVolume) SetVolume(ctx context.Context, typ string, iops, throughputMiB int) (string, knob.Revert, error) {
-	var before lab.State
-	st, err := lab.Update(func(s *lab.State) error {
-		before = *s
-		m, err := lab.NewModel(typ, s.Model.SizeGiB, iops, throughputMiB)
-		if err != nil {
-			return err
-		}
-		s.Model = m
-		return nil
-	})
+	st, err := lab.Current()
+	if err == nil && st == nil {
+		err = errors.New("the lab is down")
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("lab: %v", err)
+	}
+	before := *st
+	m, err := lab.NewModel(typ, st.Model.SizeGiB, iops, throughputMiB)
+	if err == nil {
+		err = st.SetModel(m)
+	}
 	if err != nil {
 		return "", nil, fmt.Errorf("lab: %v", err)
 	}
 	revert := func(ctx context.Context) error {
-		_, err := lab.Update(func(s *lab.State) error {
-			s.Model, s.Credits = before.Model, before.Credits
-			return nil
-		})
+		err := st.SetModel(before.Model)
+		if err == nil {
+			err = st.SetCredits(before.Credits)
+		}
 		if err != nil {
-			return fmt.Errorf("lab volume still %s: %v (put it back by hand: perfbisect lab up --type %s, or lab down)", st.Model, err, before.Model.Type)
+			return fmt.Errorf("lab volume still %s: %v (put it back by hand: perfbisect lab up --yes %s --credits %.0f, or lab down)",
+				st.Model, err, upFlags(before.Model), before.Credits)
 		}
 		return nil
 	}
 	return describeVolume(st) + " (emulated)", revert, nil
+}
+
+// upFlags are the `lab up` flags that give model m.
+func upFlags(m lab.Model) string {
+	f := fmt.Sprintf("--type %s --size %d", m.Type, m.SizeGiB)
+	if m.IOPS > 0 {
+		f += fmt.Sprintf(" --iops %d", m.IOPS)
+	}
+	if m.ThroughputMiB > 0 {
+		f += fmt.Sprintf(" --throughput %d", m.ThroughputMiB)
+	}
+	return f
 }
 
 // The lab's images: what an AMI change plausibly changes on a host (its
@@ -121,7 +137,10 @@ func (l labVolume) SetImage(ctx context.Context, name string) (string, knob.Reve
 		return err
 	}
 	if err := set(img.scheduler, img.readAheadKB, name); err != nil {
-		set(oldSched, oldRA, oldName)
+		if uerr := set(oldSched, oldRA, oldName); uerr != nil {
+			return "", nil, fmt.Errorf("%v; putting the old image back failed too: %v (put it back by hand: echo %s > %s/scheduler; echo %s > %s/read_ahead_kb)",
+				err, uerr, oldSched, q, oldRA, q)
+		}
 		return "", nil, err
 	}
 	revert := func(ctx context.Context) error {

@@ -54,6 +54,17 @@ func Load() (*State, error) {
 	return &s, nil
 }
 
+// Current is the lab that is up, or nil when it is down. A state file that
+// cannot be read is an error, not "down": a lab mistaken for none would
+// have its volume measured unthrottled, or a second lab built beside it.
+func Current() (*State, error) {
+	s, err := Load()
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return s, err
+}
+
 // lock takes the lab's lock (an flock on StateFile+".lock") and returns
 // its release. Every change of the state file happens under it.
 func lock() (func(), error) {
