@@ -27,11 +27,7 @@ type Local struct {
 // NewLocal returns the local host with its state directory chosen.
 func NewLocal() *Local {
 	root := os.Geteuid() == 0
-	state := "/run/perfbisect"
-	if !root {
-		state = fmt.Sprintf("/dev/shm/perfbisect-%d", os.Getuid())
-	}
-	return &Local{Env: knob.Env{StateDir: state, Root: root, Lab: labVolume{}}}
+	return &Local{Env: knob.Env{StateDir: knob.DefaultStateDir(root), Root: root, Lab: labVolume{}}}
 }
 
 func (l *Local) Name() string {
@@ -55,10 +51,7 @@ func (l *Local) Plan(ctx context.Context, use knob.Use, w probe.Spec) (knob.Chan
 	if err != nil {
 		return knob.Change{}, err
 	}
-	if err := os.MkdirAll(l.Env.StateDir, 0o700); err != nil {
-		return knob.Change{}, fmt.Errorf("state directory for knobs: %v", err)
-	}
-	return k.Plan(ctx, l.Env, w)
+	return k.Plan(ctx, l.Env, w) // changes nothing: a dry run makes no directory either
 }
 
 func (l *Local) Apply(ctx context.Context, use knob.Use, w probe.Spec, op knob.Operator) (probe.Spec, knob.Change, knob.Revert, error) {
@@ -66,10 +59,7 @@ func (l *Local) Apply(ctx context.Context, use knob.Use, w probe.Spec, op knob.O
 	if err != nil {
 		return w, knob.Change{}, nil, err
 	}
-	if err := os.MkdirAll(l.Env.StateDir, 0o700); err != nil {
-		return w, knob.Change{}, nil, fmt.Errorf("state directory for knobs: %v", err)
-	}
-	env := l.Env
+	env := l.Env // a knob creates the state directory when it needs it (tmpfs)
 	env.Operator = op
 	return k.Apply(ctx, env, w)
 }

@@ -327,7 +327,13 @@ func stateDir(env Env) string {
 	if env.StateDir != "" {
 		return env.StateDir
 	}
-	if env.Root {
+	return DefaultStateDir(env.Root)
+}
+
+// DefaultStateDir is the state directory of a host whose knobs run as root
+// or not: /run/perfbisect, or /dev/shm/perfbisect-UID.
+func DefaultStateDir(root bool) string {
+	if root {
 		return "/run/perfbisect"
 	}
 	return filepath.Join(shmDir, fmt.Sprintf("perfbisect-%d", os.Getuid()))
