@@ -246,3 +246,49 @@ func TestDryRunChangesNothing(t *testing.T) {
 		t.Errorf("a dry run left %v", left)
 	}
 }
+
+// TestKnobsPutBackBeforeTheStepEnds: when a step's second knob fails to
+// apply, its first is put back before the step's end is recorded, so a log
+// cut right after step_end never shows a knob left applied.
+func TestKnobsPutBackBeforeTheStepEnds(t *testing.T) {
+	testutil.RequireRoot(t)
+	yaml := `name: two
+description: two knobs, the second fails
+workload: {workload: fsync, bs: 4k, file_size: 8MiB, sync: fdatasync}
+duration: 6s
+warmup: 1s
+steps:
+  - id: both
+    title: tmpfs, then a knob that fails
+    hypothesis: h
+    reproduce: true
+    knobs:
+      - knob: tmpfs
+        with: {size: 64m}
+      - knob: shell
+        with: {apply: "exit 3", revert: "true"}
+    persists: {conclude: x}
+    gone: {conclude: y}
+`
+	pb, err := playbook.Parse("two.yaml", []byte(yaml), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &walk{}
+	r := newTestRunner(t, w, pb)
+	if res := r.Step(context.Background(), &pb.Steps[0]); res.State != StateFailed {
+		t.Fatalf("state %s, want failed", res.State)
+	}
+	reverted, ended := -1, -1
+	for i, e := range w.events {
+		if k, ok := e.Data.(*KnobEvent); ok && k.Change.Knob == "tmpfs" && k.Action == KnobReverted {
+			reverted = i
+		}
+		if e.Type == TypeStepEnd {
+			ended = i
+		}
+	}
+	if reverted < 0 || ended < 0 || reverted > ended {
+		t.Errorf("tmpfs put back at event %d, step end at %d: want the revert first", reverted, ended)
+	}
+}

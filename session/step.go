@@ -33,7 +33,12 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult)
 	r.extra.Store(0) // an x pressed from here on counts for this step
 	r.emit(step.ID, r.stepStart(step))
 	res = StepResult{Step: step}
+	var done []applied // the knobs applied and not yet put back
 	stop := func(state State, why, outcome string) StepResult {
+		// Put back before the step's end is recorded: the log must not
+		// close a step whose knobs are still applied.
+		r.revertAll(ctx, step.ID, done)
+		done = nil
 		res.State, res.Reason = state, why
 		return r.finish(step, res, outcome, took())
 	}
@@ -57,7 +62,6 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult)
 		}
 	}
 
-	var done []applied
 	defer func() {
 		// Runs on every way out of the step, a panic included.
 		r.revertAll(ctx, step.ID, done)
@@ -143,7 +147,8 @@ func (r *Runner) plan(ctx context.Context, step *playbook.Step, spec probe.Spec)
 // no restart. It returns every sample it got, even when the workload failed.
 func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Spec) ([]probe.Sample, *probe.Summary, bool, error) {
 	base, limit := r.duration(step), r.maxDuration(step)
-	canJudge := !step.Reproduce || len(r.opt.Reference) > 0
+	// Without a baseline no length of step can tell: run it as planned.
+	canJudge := len(r.opt.Reference) > 0 || !step.Reproduce && len(r.repro) > 0
 	if !canJudge {
 		limit = base
 	}
