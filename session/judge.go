@@ -34,6 +34,10 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 		}
 		return v
 	}
+	if !reproduce && len(ref) == 0 && len(repro) == 0 {
+		return judgement{state: StateInconclusive, outcome: "unavailable",
+			note: "nothing to judge against: no reference and no measured reproduce step (run the reproduce step first, or pass --reference)"}, nil
+	}
 	stepV, err := values(step, opt.Metric, warmup)
 	if err != nil {
 		return judgement{}, err

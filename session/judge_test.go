@@ -58,7 +58,7 @@ func TestJudgeDecisionTable(t *testing.T) {
 				t.Errorf("%d verdicts, want %d", len(j.verdicts), u.verdictCount)
 			}
 			for _, v := range j.verdicts {
-				if v.Against == AgainstReference && v.Why == "" {
+				if v.Why == "" {
 					t.Errorf("a verdict without its reason: %+v", v)
 				}
 			}
@@ -78,6 +78,15 @@ func TestJudgeTrimsTheWarmUp(t *testing.T) {
 	}
 	if v := j.verdicts[0]; v.NBase != 10 || v.NStep != 10 {
 		t.Errorf("n=%d+%d, want 10+10 after the warm-up", v.NBase, v.NStep)
+	}
+}
+
+// TestJudgeWithoutABaseline: a step run before the reproduce step, with no
+// reference, has nothing to be judged against, and says so.
+func TestJudgeWithoutABaseline(t *testing.T) {
+	j, err := judge(false, nil, nil, run(3, 10, 1), verdict.Options{Metric: "p50_ms"}, 0)
+	if err != nil || j.state != StateInconclusive || len(j.verdicts) != 0 || !strings.Contains(j.note, "nothing to judge against") {
+		t.Errorf("judge with no baseline: %s, %d verdicts, note %q, %v", j.state, len(j.verdicts), j.note, err)
 	}
 }
 
