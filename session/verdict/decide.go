@@ -15,9 +15,9 @@ import (
 //     direction — but only if the whole interval lies beyond the band, so
 //     the outcome never contradicts the interval and a drift of a few
 //     percent between two runs of the same setup is not called a change;
-//   - p < Alpha and the ratio inside the band: Same, significant but below
-//     the threshold — unless the interval lies entirely beyond the band;
-//   - otherwise Inconclusive: more seconds may tell.
+//   - otherwise Inconclusive: more seconds may tell (a significant change of
+//     the medians under the threshold is not "the same" while the interval
+//     reaches past it).
 //
 // noCI says why v has no interval, if it has none; settled, that more
 // seconds of this step would not change that (the baseline has stalls).
@@ -54,8 +54,13 @@ func decide(v *Verdict, o Options, noCI string, settled bool, note string) {
 		v.Outcome, why = Inconclusive, "~ the medians and the interval disagree on the direction"
 	case significant && ci && (v.CILow > hi || v.CIHigh < lo):
 		v.Outcome, why = Inconclusive, fmt.Sprintf("~ the medians differ by less than %s but the interval lies beyond it", pct)
+	case significant && ci:
+		// "The same" needs the whole interval inside the band (the first
+		// case): a median change under the threshold whose interval
+		// reaches past it may still be a change worth a verdict.
+		v.Outcome, why = Inconclusive, fmt.Sprintf("~ the medians differ by less than %s, but the interval reaches beyond it", pct)
 	case significant:
-		v.Outcome, why = Same, fmt.Sprintf("the same: significant but below the %s threshold", pct)
+		v.Outcome, why = Inconclusive, "~ significant by the U test, but "+noCI
 	case !ci:
 		v.Outcome, why = Inconclusive, fmt.Sprintf("~ not significant at alpha %v, and %s", o.Alpha, noCI)
 	default:

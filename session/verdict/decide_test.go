@@ -24,12 +24,14 @@ func TestDecide(t *testing.T) {
 		"significant, interval straddles 1": {"p50_ms", 1.3, 0.95, 1.6, 0.01, Inconclusive, "significant by the U test, but the interval still includes 1x"},
 		"significant, interval the other way": {
 			"p50_ms", 1.3, 0.7, 0.9, 0.01, Inconclusive, "disagree on the direction"},
-		"significant but small":              {"p50_ms", 1.06, 1.01, 1.15, 0.01, Same, "significant but below the 10% threshold"},
-		"significant, small, interval above": {"p50_ms", 1.08, 1.12, 1.3, 0.01, Inconclusive, "interval lies beyond it"},
-		"not significant, wide":              {"p50_ms", 1.2, 0.8, 1.6, 0.3, Inconclusive, "~ not significant at alpha 0.05"},
-		"not significant, big ratio":         {"p50_ms", 3, 0.9, 5, 0.06, Inconclusive, "more seconds may tell"},
-		"significant, no interval":           {"p50_ms", 2, 0, 0, 0.001, Inconclusive, "~ significant by the U test, but why not"},
-		"not significant, no interval":       {"p50_ms", 1, 0, 0, 0.8, Inconclusive, "why not; more seconds may tell"},
+		"significant, small, interval across": {"p50_ms", 1.06, 1.01, 1.15, 0.01, Inconclusive, "differ by less than 10%, but the interval reaches beyond it"},
+		"significant, small, interval inside": {"p50_ms", 1.06, 1.02, 1.09, 0.01, Same, "the same, within ±10%"},
+		"significant, small, no interval":     {"p50_ms", 1.05, 0, 0, 0.001, Inconclusive, "~ significant by the U test, but why not"},
+		"significant, small, interval above":  {"p50_ms", 1.08, 1.12, 1.3, 0.01, Inconclusive, "interval lies beyond it"},
+		"not significant, wide":               {"p50_ms", 1.2, 0.8, 1.6, 0.3, Inconclusive, "~ not significant at alpha 0.05"},
+		"not significant, big ratio":          {"p50_ms", 3, 0.9, 5, 0.06, Inconclusive, "more seconds may tell"},
+		"significant, no interval":            {"p50_ms", 2, 0, 0, 0.001, Inconclusive, "~ significant by the U test, but why not"},
+		"not significant, no interval":        {"p50_ms", 1, 0, 0, 0.8, Inconclusive, "why not; more seconds may tell"},
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
