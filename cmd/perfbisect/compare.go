@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -32,6 +33,12 @@ step, or --step.`,
   perfbisect compare --step tmpfs session.jsonl session.jsonl`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if err := (verdict.Options{Threshold: threshold}).Validate(); err != nil {
+				return usageError(fmt.Errorf("--threshold: %v", err))
+			}
+			if warmup < 0 {
+				return usageError(fmt.Errorf("--warmup %v: want 0 or more", warmup))
+			}
 			a, err := compareInput(args[0], step, stderr)
 			if err != nil {
 				return failure(err)
@@ -40,7 +47,18 @@ step, or --step.`,
 			if err != nil {
 				return failure(err)
 			}
-			printComparison(stdout, args[0], args[1], verdict.Trim(a, warmup), verdict.Trim(b, warmup), threshold)
+			a, b = verdict.Trim(a, warmup), verdict.Trim(b, warmup)
+			for _, r := range []struct {
+				name string
+				s    []probe.Sample
+			}{{args[0], a}, {args[1], b}} {
+				if len(r.s) == 0 {
+					return failure(fmt.Errorf("%s: no seconds left after the %v warm-up (a shorter --warmup?)", r.name, warmup))
+				}
+			}
+			if !printComparison(stdout, args[0], args[1], a, b, threshold) {
+				return failure(errors.New("the two runs have no metric in common to compare (one measured only throughput, the other only latency?)"))
+			}
 			return nil
 		},
 	}
@@ -71,8 +89,11 @@ func reportBad(stderr io.Writer, what string, bad []error) {
 	}
 }
 
-func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, threshold float64) {
+// printComparison prints the seeds' multiplier table, a row per metric both
+// runs measured, and reports whether it printed any.
+func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, threshold float64) bool {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	rows := 0
 	fmt.Fprintf(tw, "metric\tA: %s\t\tB: %s\t\tB/A\t\t\t\n", nameA, nameB)
 	for _, m := range verdict.Metrics() {
 		va, errA := verdict.Values(a, m)
@@ -81,8 +102,10 @@ func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, thre
 			continue
 		}
 		v := verdict.Compare(va, vb, verdict.Options{Metric: m, Threshold: threshold})
+		rows++
+		// "~": no change the verdict stands by (the same, or not known).
 		ratio := fmt.Sprintf("%.2fx", v.Ratio)
-		if v.P >= 0.05 || v.Outcome == verdict.Same {
+		if v.Outcome == verdict.Same || v.Outcome == verdict.Inconclusive {
 			ratio = "~"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tp=%.3f\tn=%d+%d\t%s\t\n", m,
@@ -90,6 +113,7 @@ func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, thre
 			ratio, v.P, v.NBase, v.NStep, v.Outcome)
 	}
 	tw.Flush()
+	return rows > 0
 }
 
 // spread is the 95% confidence interval of a median, as benchstat shows it.

@@ -82,7 +82,7 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	p50 := lineOf(out, "p50_ms")
-	if !strings.Contains(p50, "2.0") || !strings.Contains(p50, "x") || !strings.Contains(p50, "regressed") || !strings.Contains(p50, "n=10+10") {
+	if !strings.Contains(p50, "2.00x") || !strings.Contains(p50, "regressed") || !strings.Contains(p50, "n=10+10") {
 		t.Errorf("p50 line %q, want a 2x regression over 10+10 seconds\n%s", p50, out)
 	}
 	if ops := lineOf(out, "ops_per_s"); !strings.Contains(ops, "regressed") {
@@ -94,6 +94,20 @@ func TestCompare(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, context.Background(), "compare", a, filepath.Join(dir, "missing")); code != exitFailure || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing file: exit %d %q", code, stderr)
+	}
+	// Bad flags say what is wrong instead of printing a table of nothing.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--threshold", "10"}, exitUsage, "such as 0.10 for 10%"},
+		{[]string{"--warmup", "100s"}, exitFailure, "no seconds left after the 1m40s warm-up"},
+	} {
+		code, out, stderr := runCLI(t, context.Background(), append(append([]string{"compare"}, c.args...), a, b)...)
+		if code != c.code || !strings.Contains(stderr, c.want) || out != "" {
+			t.Errorf("compare %v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, stderr, c.code, c.want)
+		}
 	}
 }
 
