@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,7 +130,7 @@ func (r *Report) stepCharts(w *bufio.Writer, s *Step, reg *Step) {
 	get := func(ss []probe.Sample, f func(probe.Sample) float64) []float64 {
 		v := make([]float64, len(ss))
 		for i, x := range ss {
-			v[i] = finite(f(x))
+			v[i] = f(x) // NaN: no value that second (a gap)
 		}
 		return v
 	}
@@ -186,7 +187,9 @@ func lineChart(w *bufio.Writer, title string, ss []series) {
 	for _, s := range ss {
 		n = max(n, len(s.vals))
 		for _, v := range s.vals {
-			hi = max(hi, v)
+			if !math.IsNaN(v) {
+				hi = max(hi, v)
+			}
 		}
 	}
 	if hi <= 0 {
@@ -211,24 +214,38 @@ func lineChart(w *bufio.Writer, title string, ss []series) {
 		if s.dash != "" {
 			dash = " stroke-dasharray=\"" + s.dash + "\""
 		}
-		fmt.Fprintf(w, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"%s points=\"", s.class, s.color, dash)
+		// One polyline per run of values: a second without one is a gap.
 		den := float64(max(n-1, 1))
+		open := false
 		for j := range xs {
-			if j > 0 {
+			if math.IsNaN(ys[j]) {
+				if open {
+					w.WriteString("\"/>\n")
+					open = false
+				}
+				continue
+			}
+			if !open {
+				fmt.Fprintf(w, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"%s points=\"", s.class, s.color, dash)
+				open = true
+			} else {
 				w.WriteByte(' ')
 			}
 			w.WriteString(num(float64(padL) + xs[j]/den*pw))
 			w.WriteByte(',')
 			w.WriteString(num(float64(padT) + ph - ys[j]/hi*ph))
 		}
-		w.WriteString("\"/>\n")
+		if open {
+			w.WriteString("\"/>\n")
+		}
 	}
 	w.WriteString("</svg>\n")
 }
 
 // downsample returns at most limit points of v (x is the index): v itself
 // when short enough, else the minimum and the maximum of each of limit/2
-// buckets, in the order they occur.
+// buckets, in the order they occur; NaNs (gaps) are passed over, and a
+// bucket of nothing but NaN is one NaN point.
 func downsample(v []float64, limit int) (xs, ys []float64) {
 	if len(v) <= limit {
 		xs = make([]float64, len(v))
@@ -241,14 +258,22 @@ func downsample(v []float64, limit int) (xs, ys []float64) {
 	xs, ys = make([]float64, 0, limit), make([]float64, 0, limit)
 	for b := 0; b < nb; b++ {
 		lo, hi := b*len(v)/nb, (b+1)*len(v)/nb
-		mi, ma := lo, lo
+		mi, ma := -1, -1
 		for i := lo; i < hi; i++ {
-			if v[i] < v[mi] {
+			if math.IsNaN(v[i]) {
+				continue
+			}
+			if mi < 0 || v[i] < v[mi] {
 				mi = i
 			}
-			if v[i] > v[ma] {
+			if ma < 0 || v[i] > v[ma] {
 				ma = i
 			}
+		}
+		if mi < 0 {
+			xs = append(xs, float64(lo))
+			ys = append(ys, math.NaN())
+			continue
 		}
 		a, c := min(mi, ma), max(mi, ma)
 		xs = append(xs, float64(a))
@@ -263,6 +288,7 @@ func downsample(v []float64, limit int) (xs, ys []float64) {
 
 func histogram(w *bufio.Writer, title string, v []float64) {
 	const bins = 30
+	v = slices.DeleteFunc(slices.Clone(v), math.IsNaN) // a second without operations has no latency
 	if len(v) == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
@@ -56,8 +57,8 @@ func (r *Report) Markdown(out io.Writer) error {
 			mdList(w, b.items)
 			if s := b.step; len(s.samples) >= 2 {
 				name, _, lat := latency("p99_ms", s.samples)
-				p("\n```text\n%s\n\n%s\n```\n", asciiChart(s.samples, func(x probe.Sample) float64 { return x.OpsPerS }, s.ID+": ops/s per second"),
-					asciiChart(s.samples, lat, s.ID+": "+strings.TrimSuffix(name, "_ms")+" ms per second"))
+				p("\n```text\n%s\n\n%s\n```\n", asciiChart(s.samples, func(x probe.Sample) float64 { return x.OpsPerS }, false, s.ID+": ops/s per second"),
+					asciiChart(s.samples, lat, true, s.ID+": "+strings.TrimSuffix(name, "_ms")+" ms per second"))
 			}
 		}
 	}
@@ -88,26 +89,39 @@ func mdLine(l line) string {
 	return b.String()
 }
 
-func asciiChart(samples []probe.Sample, f func(probe.Sample) float64, caption string) string {
+// asciiChart plots f of each second; a long run is cut into 60 buckets,
+// each drawn by its worst second (the highest when high, else the lowest),
+// so a one-second stall stays visible. NaN is a gap.
+func asciiChart(samples []probe.Sample, f func(probe.Sample) float64, high bool, caption string) string {
 	vals := make([]float64, len(samples))
+	some := false
 	for i, s := range samples {
-		vals[i] = finite(f(s))
+		vals[i] = f(s)
+		some = some || !math.IsNaN(vals[i])
 	}
-	if len(vals) > 120 {
-		vals = meanBuckets(vals, 120)
+	if !some {
+		return caption + ": no second has a value"
 	}
-	return asciigraph.Plot(vals, asciigraph.Height(6), asciigraph.Width(60), asciigraph.Caption(caption))
+	// asciigraph resamples to its width by interpolating, which would
+	// average a spike away: a long run is cut to exactly that width here.
+	const width = 60
+	if len(vals) > width {
+		vals = worstBuckets(vals, width, high)
+	}
+	return asciigraph.Plot(vals, asciigraph.Height(6), asciigraph.Width(width), asciigraph.Caption(caption))
 }
 
-func meanBuckets(v []float64, n int) []float64 {
+// worstBuckets cuts v into n buckets and keeps the highest (high) or lowest
+// value of each, passing over NaNs; a bucket of nothing but NaN is NaN.
+func worstBuckets(v []float64, n int, high bool) []float64 {
 	out := make([]float64, n)
 	for i := range out {
-		lo, hi := i*len(v)/n, (i+1)*len(v)/n
-		sum := 0.0
-		for _, x := range v[lo:hi] {
-			sum += x
+		out[i] = math.NaN()
+		for _, x := range v[i*len(v)/n : (i+1)*len(v)/n] {
+			if !math.IsNaN(x) && (math.IsNaN(out[i]) || high && x > out[i] || !high && x < out[i]) {
+				out[i] = x
+			}
 		}
-		out[i] = sum / float64(hi-lo)
 	}
 	return out
 }

@@ -496,10 +496,20 @@ func (r *Report) incidents() []incident {
 // latency is the latency field to chart for samples: want ("p99_ms") when
 // they measured it, else the nearest one they did (pgbench: avg_ms), with
 // its name and a getter.
+//
+// A second without operations (a stall) has no latency: NaN, a gap in a
+// chart, as verdict.Values leaves it out; drawn as 0 ms it would look like
+// the fastest second.
 func latency(want string, samples []probe.Sample) (string, probe.Field, func(probe.Sample) float64) {
 	name, _ := verdict.Pick(want, verdict.Measured(samples))
 	f, _ := probe.FieldByName(name)
-	return name, f, func(s probe.Sample) float64 { v, _ := s.Get(f); return v }
+	return name, f, func(s probe.Sample) float64 {
+		v, ok := s.Get(f)
+		if !ok || s.OpsPerS == 0 || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+		return v
+	}
 }
 
 // summaryText says a run's summary with the fields it measured:

@@ -405,3 +405,59 @@ func TestToolWorkload(t *testing.T) {
 		t.Errorf("the avg latency chart draws the reference, which measured no avg")
 	}
 }
+
+// TestStallsAndSpikes: a second without operations is a gap in the latency
+// charts, not a 0 ms point; a one-second spike in a long run survives the
+// Markdown chart's buckets; a verdict without a ratio shows "-", not 0.00x.
+func TestStallsAndSpikes(t *testing.T) {
+	evs := stream(900)
+	stalled := false
+	for _, e := range evs {
+		if d, ok := e.Data.(*probe.Sample); ok && e.Step == "tmpfs" && d.Sec == 400 {
+			*d = probe.Sample{Sec: d.Sec} // a stall: nothing completed
+			stalled = true
+		}
+		if d, ok := e.Data.(*probe.Sample); ok && e.Step == "reproduce" && d.Sec == 500 {
+			d.P99Ms = 500 // one awful second among 900
+		}
+		if d, ok := e.Data.(*session.Verdict); ok && e.Step == "scheduler" {
+			d.Ratio, d.BaseMedian = 0, 0
+		}
+	}
+	if !stalled {
+		t.Fatal("no tmpfs second 400 in the fixture")
+	}
+	r := Build(evs, nil)
+	// Not downsampled (at most 600 points), the stall is a gap.
+	short := stream(300)
+	for _, e := range short {
+		if d, ok := e.Data.(*probe.Sample); ok && e.Step == "tmpfs" && d.Sec == 100 {
+			*d = probe.Sample{Sec: d.Sec}
+		}
+	}
+	h := string(render(t, Build(short, nil), FormatHTML))
+	tmpfs := h[strings.Index(h, `id="chart-tmpfs"`):]
+	lat := tmpfs[strings.Index(tmpfs, "p99 latency"):]
+	lat = lat[:strings.Index(lat, "</svg>")]
+	if n := strings.Count(lat, `class="k-step"`); n != 2 {
+		t.Errorf("tmpfs's latency line is in %d pieces, want 2 (a gap at the stall)", n)
+	}
+	md := string(render(t, r, FormatMarkdown))
+	repro := md[strings.Index(md, "reproduce: ops/s per second"):]
+	repro = repro[:strings.Index(repro, "reproduce: p99 ms per second")]
+	if !strings.Contains(repro, "500") {
+		t.Errorf("the Markdown p99 chart of reproduce lost its 500 ms second:\n%s", repro)
+	}
+	if row := lineOf(md, "| scheduler |"); !strings.Contains(row, "| - |") || strings.Contains(row, "0.00x") {
+		t.Errorf("scheduler row %q: want '-' for a verdict without a ratio", row)
+	}
+}
+
+func lineOf(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}

@@ -136,7 +136,10 @@ func (r *Report) table() [][5]string {
 		}
 		for _, v := range s.Verdicts {
 			if v.Against == against {
-				b, m, ratio = MetricText(r.metric, v.BaseMedian), MetricText(r.metric, v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
+				b, m = MetricText(r.metric, v.BaseMedian), MetricText(r.metric, v.StepMedian)
+				if v.Ratio > 0 { // 0: no ratio (a baseline median of 0, or too few seconds)
+					ratio = fmt.Sprintf("%.2fx", v.Ratio)
+				}
 			}
 		}
 		if b == "-" && s.Reproduce && !r.hasReference() {
