@@ -403,3 +403,28 @@ func TestResolve(t *testing.T) {
 		t.Errorf("fio for pgbench output: %v", err)
 	}
 }
+
+// TestRateAfterABadLine: err/s is a rate over one report interval even
+// when the line before was left out, and an unreadable first line does not
+// hide pgbench's --progress-timestamp times.
+func TestRateAfterABadLine(t *testing.T) {
+	sb, err := Parse(strings.NewReader(
+		"[ 1s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: 0.00/1333.33/666.67) lat (ms,95%): 20.00 err/s: 0.00 reconn/s: 0.00\n"+
+			"[ 2s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: 0.00/1333.33/666.67) lat (ms,99%): 20.00 err/s: 0.00 reconn/s: 0.00\n"+
+			"[ 3s ] thds: 4 tps: 90.00 qps: 1800.00 (r/w/o: 0.00/1200.00/600.00) lat (ms,95%): 25.00 err/s: 1.00 reconn/s: 0.00\n"), FormatSysbench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sb.Samples); n != 2 || sb.Samples[1].Errors != 1 {
+		t.Errorf("samples %+v: want seconds 1 and 3, the 3rd with 1 error (1.00/s over one second)", sb.Samples)
+	}
+	pg, err := Parse(strings.NewReader("progress: garbage\n"+
+		"progress: 1700000001.0 s, 100.0 tps, lat 2.000 ms stddev 0.500\n"+
+		"progress: 1700000002.0 s, 110.0 tps, lat 1.900 ms stddev 0.500\n"), FormatPgbench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Samples) != 2 || pg.Samples[0].Sec != 1 || pg.Samples[1].Sec != 2 {
+		t.Errorf("samples %+v: want seconds 1 and 2 (Unix times made relative)", pg.Samples)
+	}
+}

@@ -54,7 +54,7 @@ func (p *pgbench) line(r *Result, n int, raw string) []probe.Sample {
 		r.bad(n, l, "a number that does not parse")
 		return nil
 	}
-	if len(r.Samples) == 0 && r.nbad == 0 && !p.epoch && t >= 1e8 {
+	if len(r.Samples) == 0 && !p.epoch && t >= 1e8 {
 		// --progress-timestamp: Unix time; the first report is taken as second 1.
 		p.epoch, p.base = true, t-1
 		r.note("pgbench --progress-timestamp: times are Unix times, made relative with the first report as second 1")

@@ -88,6 +88,10 @@ func (p *sysbench) line(r *Result, n int, raw string) []probe.Sample {
 		r.bad(n, l, "a number that does not parse")
 		return nil
 	}
+	// err/s is a rate over the report interval: the time since the last
+	// line, whether or not that line was kept.
+	dt := max(sec-p.prevSec, 1)
+	p.prevSec = sec
 	if p.pct >= 0 && pc != p.pct {
 		r.bad(n, l, "latency percentile changed from "+strconv.FormatFloat(p.pct, 'g', -1, 64)+"%")
 		return nil
@@ -100,14 +104,11 @@ func (p *sysbench) line(r *Result, n int, raw string) []probe.Sample {
 			r.note("sysbench reported the %g%% latency percentile, which has no Sample field: left out (use --percentile=95, 99 or 50)", pc)
 		}
 	}
-	dt := max(sec-p.prevSec, 1)
-	// err/s is a rate over the report interval.
 	s.Errors = toCount(errs * float64(dt))
 	s.Real = probe.FieldOps | f | probe.FieldErrors
 	if !r.add(n, l, s) {
 		return nil
 	}
-	p.prevSec = sec
 	return []probe.Sample{s}
 }
 
