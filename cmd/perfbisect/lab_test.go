@@ -22,7 +22,7 @@ func TestLabStory(t *testing.T) {
 	testutil.RequireRoot(t)
 	testutil.RequireTool(t, "mkfs.ext4")
 	if _, err := lab.Load(); err == nil {
-		t.Skip("a lab is up on this machine; the story needs its own (perfbisect lab down)")
+		testutil.Missing(t, "a lab is up on this machine; the story needs its own (perfbisect lab down)")
 	}
 	bin := binary(t)
 	dir := t.TempDir()

@@ -36,7 +36,7 @@ func terminalIO() bool { return isTerminal(os.Stdin.Fd()) && isTerminal(os.Stdou
 func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.LogWriter, stderr io.Writer) error {
 	m, err := tui.NewLive(ctx, tui.Options{
 		Options: opt, Yes: yes, Color: colorOn(), LogPath: log.Path(),
-		Log:     func(e session.Event) { _ = log.Write(e) }, // an error sticks, and Close returns it
+		Log: func(e session.Event) { _ = log.Write(e) }, // an error sticks, and Close returns it
 	})
 	if err != nil {
 		return failure(err)

@@ -18,7 +18,7 @@ func InCI() bool { return os.Getenv("CI") != "" }
 func RequireRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		missing(t, "needs root (mounts, loop devices)")
+		Missing(t, "needs root (mounts, loop devices)")
 	}
 }
 
@@ -28,12 +28,14 @@ func RequireTool(t testing.TB, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {
-		missing(t, fmt.Sprintf("needs %s (apt-get install %s)", name, name))
+		Missing(t, fmt.Sprintf("needs %s (apt-get install %s)", name, name))
 	}
 	return path
 }
 
-func missing(t testing.TB, why string) {
+// Missing skips a test whose prerequisite is not on this machine, or fails
+// it in CI, which must provide everything.
+func Missing(t testing.TB, why string) {
 	t.Helper()
 	if InCI() {
 		t.Fatalf("%s; CI must provide it (see .ci/run)", why)

@@ -15,18 +15,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
 // These tests start real servers; there are no fakes of mariadbd or postgres.
 
-// requireKind skips (fails in CI) when kind's binaries are not installed.
+// requireKind skips (fails in CI) when kind's binaries are not installed;
+// any other error of Require (a server that does not say its version) fails.
 func requireKind(t *testing.T, kind string) {
 	t.Helper()
-	if err := Require(kind); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+	var missing *missingError
+	if err := Require(kind); errors.As(err, &missing) {
+		testutil.Missing(t, err.Error())
+	} else if err != nil {
+		t.Fatal(err)
 	}
 }
 
