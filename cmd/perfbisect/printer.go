@@ -8,25 +8,19 @@ import (
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
-	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/session/report"
 )
 
 // walkPrinter prints a headless walk as it goes: each step, its knobs, a
 // compact line per second, its verdicts and the playbook's decision.
 type walkPrinter struct {
-	w      io.Writer
-	pb     *playbook.Playbook
-	n      int
-	events []session.Event // for the table at the end
+	w io.Writer
+	n int
 }
 
-func newWalkPrinter(w io.Writer, pb *playbook.Playbook) *walkPrinter {
-	return &walkPrinter{w: w, pb: pb}
-}
+func newWalkPrinter(w io.Writer) *walkPrinter { return &walkPrinter{w: w} }
 
 func (p *walkPrinter) event(e session.Event) {
-	p.events = append(p.events, e)
 	switch d := e.Data.(type) {
 	case *session.SessionStart:
 		fmt.Fprintf(p.w, "perfbisect %s: playbook %s (%s) on %s\n", d.Version, d.Playbook, d.Source, d.Host)
@@ -88,8 +82,9 @@ func (p *walkPrinter) event(e session.Event) {
 }
 
 // table prints the seeds' table of the walk, as the report has it.
-func (p *walkPrinter) table() {
-	header, rows := report.Build(p.events, nil).Table()
+// table prints the seeds' results table of the walk's report.
+func (p *walkPrinter) table(r *report.Report) {
+	header, rows := r.Table()
 	if len(rows) == 0 {
 		return
 	}

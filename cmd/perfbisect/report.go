@@ -84,13 +84,14 @@ func writeReport(r *report.Report, path string, f report.Format) error {
 }
 
 // writeReports writes the report of the log at logPath next to it, in every
-// format (walk.jsonl: walk.md, walk.html, walk.json), and returns the paths
-// written. What goes wrong is said on stderr; a walk's end never fails on it.
-func writeReports(logPath string, stderr io.Writer) []string {
+// format (walk.jsonl: walk.md, walk.html, walk.json), and returns the report
+// (nil when the log cannot be read) and the paths written. What goes wrong
+// is said on stderr; a walk's end never fails on it.
+func writeReports(logPath string, stderr io.Writer) (*report.Report, []string) {
 	evs, bad, err := session.ReadLogFile(logPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "report: %v\n", err)
-		return nil
+		return nil, nil
 	}
 	r := report.Build(evs, bad)
 	base := strings.TrimSuffix(logPath, ".jsonl")
@@ -106,5 +107,5 @@ func writeReports(logPath string, stderr io.Writer) []string {
 		}
 		paths = append(paths, p)
 	}
-	return paths
+	return r, paths
 }

@@ -52,7 +52,8 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	logErr := log.Close()
 	fmt.Fprint(stderr, m.Summary())
 	fmt.Fprintf(stderr, "session log: %s\n", log.Path())
-	for _, p := range writeReports(log.Path(), stderr) {
+	_, reports := writeReports(log.Path(), stderr)
+	for _, p := range reports {
 		fmt.Fprintf(stderr, "report: %s\n", p)
 	}
 	switch {

@@ -157,7 +157,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return failure(err)
 	}
-	pr := newWalkPrinter(stdout, pb)
+	pr := newWalkPrinter(stdout)
 	said := false
 	opt.Emit = func(e session.Event) {
 		if err := log.Write(e); err != nil && !said {
@@ -174,10 +174,14 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	guarded.Store(true)
 	_, werr := r.Walk(ctx)
 	guarded.Store(false)
-	pr.table()
 	logErr := log.Close()
+	// The table and the reports come from the log as written: one report.
+	rep, reports := writeReports(log.Path(), stderr)
+	if rep != nil {
+		pr.table(rep)
+	}
 	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
-	for _, p := range writeReports(log.Path(), stderr) {
+	for _, p := range reports {
 		fmt.Fprintf(stdout, "report: %s\n", p)
 	}
 	switch {
