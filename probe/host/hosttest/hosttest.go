@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 const agentEnv = "PERFBISECT_TEST_AGENT"
@@ -51,14 +52,14 @@ func Local(t testing.TB) *host.Local {
 // MountsUnder lists the mount points under dir, as a knob would leave them.
 func MountsUnder(t testing.TB, dir string) []string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	ms, err := sysinfo.Mounts()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var left []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) > 4 && strings.HasPrefix(f[4], dir) {
-			left = append(left, f[4])
+	for _, m := range ms {
+		if m.Point == dir || strings.HasPrefix(m.Point, strings.TrimSuffix(dir, "/")+"/") {
+			left = append(left, m.Point)
 		}
 	}
 	return left
