@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
 // Parse reads a playbook, fills in its defaults and checks it whole: every
@@ -184,8 +185,8 @@ func (d *decoder) threshold(f field) (float64, *Error) {
 
 func (d *decoder) metric(f field) (string, *Error) {
 	s, _, err := d.text(f, "metric")
-	if err == nil && !slices.Contains(Metrics, s) {
-		err = d.at(f.node(), "metric %q: want one of %s", s, strings.Join(Metrics, ", "))
+	if err == nil && !slices.Contains(verdict.Metrics(), s) {
+		err = d.at(f.node(), "metric %q: want one of %s", s, strings.Join(verdict.Metrics(), ", "))
 	}
 	return s, err
 }

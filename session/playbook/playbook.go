@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
 // Outcomes of a step, as the runner judges them against the reproduced
@@ -27,15 +28,12 @@ const (
 	Unavailable = "unavailable"
 )
 
-// Metrics a playbook may judge its steps by: the fields of a probe.Sample.
-var Metrics = []string{"p50_ms", "p95_ms", "p99_ms", "max_ms", "avg_ms", "ops_per_s", "mib_per_s"}
-
 // Defaults of the fields a playbook may leave out.
 const (
 	DefaultDuration  = probe.Duration(20 * time.Second)
 	DefaultWarmup    = probe.Duration(2 * time.Second)
-	DefaultThreshold = 0.10
-	DefaultMetric    = "p50_ms"
+	DefaultThreshold = verdict.DefaultThreshold
+	DefaultMetric    = verdict.DefaultMetric
 )
 
 // Playbook is a parsed and checked playbook, with every default filled in.
@@ -49,7 +47,7 @@ type Playbook struct {
 	// Threshold is the relative change below which a step is "same", even
 	// when the difference is significant: 0.1 for 10%.
 	Threshold float64
-	// Metric is the sample field the verdicts compare (one of Metrics).
+	// Metric is the sample field the verdicts compare (one of verdict.Metrics).
 	Metric string
 	// Warmup is how long each step runs before its samples count.
 	Warmup probe.Duration

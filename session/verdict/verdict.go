@@ -40,12 +40,15 @@ type Options struct {
 }
 
 // WithDefaults returns o with every zero field set to its default.
+// DefaultThreshold is the smallest relative change worth a verdict.
+const DefaultThreshold = 0.10
+
 func (o Options) WithDefaults() Options {
 	if o.Metric == "" {
 		o.Metric = DefaultMetric
 	}
 	if o.Threshold == 0 {
-		o.Threshold = 0.10
+		o.Threshold = DefaultThreshold
 	}
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
