@@ -48,13 +48,13 @@ func (e *JSONEncoder) line(v any) error {
 // goes on with the next line.
 type SyntaxError struct {
 	Line int
-	Torn bool // the last line of the stream, cut short without a newline
+	Torn bool // the last line of the stream, cut short without a newline (a crash mid-write)
 	Err  error
 }
 
 func (e *SyntaxError) Error() string {
 	if e.Torn {
-		return fmt.Sprintf("line %d: cut short (the writer stopped mid-line), ignored", e.Line)
+		return fmt.Sprintf("line %d: cut short (the file ends mid-line, as after a crash), ignored", e.Line)
 	}
 	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
 }

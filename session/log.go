@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/perfbisect/perfbisect/probe"
 )
 
 // LogWriter appends events to a session log, one JSON object per line. Each
@@ -87,22 +89,10 @@ func (w *LogWriter) Close() error {
 	return err
 }
 
-// LineError is a line of a log that could not be read. The reader reports
-// it and goes on with the next line.
-type LineError struct {
-	Line int
-	Torn bool // the last line, cut short without its newline (a crash mid-write)
-	Err  error
-}
-
-func (e *LineError) Error() string {
-	if e.Torn {
-		return fmt.Sprintf("line %d: cut short (the log ends mid-line, as after a crash), ignored", e.Line)
-	}
-	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
+// LineError is a line of a log that could not be read (Torn: the last
+// line, cut short by a crash mid-write). The reader reports it and goes on
+// with the next line. It is the probe's JSON Lines error.
+type LineError = probe.SyntaxError
 
 // Reader reads a session log (or `perfbisect probe --json` output) event by
 // event, in the bufio.Scanner shape. Every complete line is kept; a bad line
