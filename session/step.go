@@ -161,6 +161,7 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 	}
 	var samples []probe.Sample
 	stopped := false
+	var noted time.Duration // the extension the log has been told of
 	for s := range run.Samples() {
 		samples = append(samples, s)
 		r.emit(step.ID, &s)
@@ -168,6 +169,10 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 			continue
 		}
 		at, extra := time.Duration(s.Sec)*time.Second, time.Duration(r.extra.Load())
+		if extra != noted {
+			noted = extra
+			r.emit(step.ID, &Note{Text: fmt.Sprintf("the operator extended the step to %v (and, while not yet judged, up to %v)", base+extra, limit+extra)})
+		}
 		switch {
 		case at >= limit+extra:
 			stopped = true

@@ -287,7 +287,7 @@ func TestFlowYesExtend(t *testing.T) {
 	f.tmpfsSample(t)
 	f.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
 	f.waitFor(t, `tmpfs +running (7|8|9|1\d)s`, shortTimeout)
-	f.waitFor(t, ` (7|8|9|1\d)s/6s`, shortTimeout)
+	f.waitFor(t, ` (7|8|9|1\d)s/16s`, shortTimeout)
 	if ends := f.log.of(session.TypeStepEnd, "tmpfs"); len(ends) != 0 {
 		t.Fatalf("the tmpfs step ended at %+v despite x", ends[0].Data)
 	}
@@ -297,6 +297,14 @@ func TestFlowYesExtend(t *testing.T) {
 	}
 	if past <= 6 {
 		t.Errorf("last tmpfs second %d, want past the planned 6", past)
+	}
+	// The extension is in the log, for the report and the replay.
+	noted := false
+	for _, e := range f.log.of(session.TypeNote, "tmpfs") {
+		noted = noted || strings.Contains(e.Data.(*session.Note).Text, "the operator extended the step to 16s")
+	}
+	if !noted {
+		t.Error("the log has no note of the extension")
 	}
 	f.quit(t)
 

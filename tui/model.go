@@ -281,8 +281,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return m.skipNext()
 	case key.Matches(k, m.keys.Extend):
 		if m.running {
+			// The runner records it in the log (a note) with its next
+			// second; the progress bar shows the new length now.
 			m.drv.runner.Extend(extendBy)
-			m.st.note("extended the running step by 10s")
+			if c := m.st.current; c >= 0 {
+				m.st.steps[c].planned += extendBy.Seconds()
+			}
 		}
 	case key.Matches(k, m.keys.Note):
 		if !m.ended {
