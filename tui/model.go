@@ -29,6 +29,7 @@ const extendBy = 10 * time.Second
 // Model is the investigation screen.
 type Model struct {
 	st     *walkState
+	now    time.Time // the last tick of the clock (live only)
 	keys   keyMap
 	help   help.Model
 	bar    progress.Model
@@ -160,6 +161,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.ended {
 			return m, nil
 		}
+		m.now = time.Time(msg) // the header's clock goes on between events
 		return m, tick()
 	case eventMsg:
 		m.st.apply(msg.e)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -430,5 +431,21 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 	if w.m.confirmQuit || !w.m.quitting || !cancelled {
 		t.Errorf("second Ctrl-C: asking %v, quitting %v, step cancelled %v; want the step stopped and the quit under way",
 			w.m.confirmQuit, w.m.quitting, cancelled)
+	}
+}
+
+// TestClockTicksBetweenEvents: live, the header's clock goes on while no
+// event comes (a knob applying), and stops at the session's end.
+func TestClockTicksBetweenEvents(t *testing.T) {
+	w := newWalkScript(t).started()
+	since := w.m.st.lastTime.Sub(w.m.st.began)
+	w.send(tickMsg(w.m.st.lastTime.Add(75 * time.Second)))
+	d := since + 75*time.Second
+	if got, want := elapsed(w.m.st, w.m.now), fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60); got != want {
+		t.Errorf("after a tick 75s past the last event the clock says %s, want %s", got, want)
+	}
+	w.m.st.end = &session.SessionEnd{}
+	if got, want := elapsed(w.m.st, w.m.now), fmt.Sprintf("%02d:%02d", int(since.Minutes()), int(since.Seconds())%60); got != want {
+		t.Errorf("after the end the clock says %s, want %s (the last event)", got, want)
 	}
 }

@@ -62,7 +62,7 @@ func (m *Model) header(w int) string {
 		log = m.logPath
 	}
 	left := m.styles.title.Render(name) + "  " + host
-	right := elapsed(st) + "  " + m.styles.badge.Render(badge)
+	right := elapsed(st, m.now) + "  " + m.styles.badge.Render(badge)
 	room := w - lipgloss.Width(right) - 1
 	line1 := pad(truncate(left, room), room) + " " + right
 	line2 := m.styles.dim.Render(truncate("log "+log+m.tornText(), w))
@@ -90,11 +90,18 @@ func fsText(f *session.HostFacts) string {
 	return s + " " + f.DataDir
 }
 
-func elapsed(st *walkState) string {
+// elapsed is the session's time so far: up to its last event, or to now (the
+// clock's last tick, live) when that is later — a knob taking a minute to
+// apply records nothing meanwhile.
+func elapsed(st *walkState, now time.Time) string {
 	if st.began.IsZero() {
 		return ""
 	}
-	d := st.lastTime.Sub(st.began).Round(time.Second)
+	last := st.lastTime
+	if now.After(last) && st.end == nil {
+		last = now
+	}
+	d := last.Sub(st.began).Round(time.Second)
 	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
