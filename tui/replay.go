@@ -145,7 +145,7 @@ func (rp *replayer) stepStart(i, dir int) int {
 // operator's key, not a frame: once per press).
 func (rp *replayer) jump(m *Model, to int) tea.Cmd {
 	if to < rp.pos {
-		m.st = newWalkState(nil)
+		m.st = newWalkState(m.st.pb) // the log's playbook, parsed once
 		rp.pos = 0
 	}
 	for rp.pos < to && rp.pos < len(rp.events) {
