@@ -104,28 +104,11 @@ func (ws *workspace) makeDir() error {
 		ws.createdDir = true
 		ws.spec.Dir = dir
 	}
-	abs, err := filepath.Abs(ws.spec.Dir)
+	abs, created, err := pathx.MakeDir(ws.spec.Dir, 0o700)
 	if err != nil {
 		return err
 	}
-	ws.spec.Dir = abs
-	st, err := os.Stat(abs)
-	switch {
-	case err == nil && !st.IsDir():
-		return fmt.Errorf("--dir %s: not a directory", abs)
-	case err == nil:
-		return nil
-	case !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
-	}
-	parent := filepath.Dir(abs)
-	if _, err := os.Stat(parent); err != nil {
-		return fmt.Errorf("--dir %s: its parent %s: %v (create it first, or choose another --dir)", abs, parent, pathx.Bare(err))
-	}
-	if err := os.Mkdir(abs, 0o700); err != nil {
-		return fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
-	}
-	ws.createdDir = true
+	ws.spec.Dir, ws.createdDir = abs, ws.createdDir || created
 	return nil
 }
 

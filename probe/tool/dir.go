@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/perfbisect/perfbisect/internal/pathx"
 )
@@ -19,27 +18,11 @@ type baseDir struct {
 // it does not exist but its parent does. It is made 0755: a managed
 // PostgreSQL runs as the postgres user and must reach its data dir inside.
 func makeBase(dir string) (baseDir, error) {
-	abs, err := absDir(dir)
+	abs, created, err := pathx.MakeDir(dir, 0o755)
 	if err != nil {
 		return baseDir{}, err
 	}
-	st, err := os.Stat(abs)
-	switch {
-	case err == nil && !st.IsDir():
-		return baseDir{}, fmt.Errorf("--dir %s: not a directory", abs)
-	case err == nil:
-		return baseDir{path: abs}, nil
-	case !errors.Is(err, os.ErrNotExist):
-		return baseDir{}, fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
-	}
-	parent := filepath.Dir(abs)
-	if _, err := os.Stat(parent); err != nil {
-		return baseDir{}, fmt.Errorf("--dir %s: its parent %s: %v (create it first, or choose another --dir)", abs, parent, pathx.Bare(err))
-	}
-	if err := os.Mkdir(abs, 0o755); err != nil {
-		return baseDir{}, fmt.Errorf("--dir %s: %v", abs, pathx.Bare(err))
-	}
-	return baseDir{path: abs, created: true}, nil
+	return baseDir{path: abs, created: created}, nil
 }
 
 // remove removes the directory if makeBase created it: with what is in it

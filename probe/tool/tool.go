@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -265,16 +264,4 @@ func (a *accum) summary(final *probe.Summary) probe.Summary {
 	s.MaxMs = get(probe.FieldMax, final.MaxMs)
 	s.AvgMs = get(probe.FieldAvg, final.AvgMs)
 	return s
-}
-
-// absDir is spec's directory made absolute; "" is the current directory.
-func absDir(dir string) (string, error) {
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("--dir %s: %v", dir, err)
-	}
-	return abs, nil
 }
