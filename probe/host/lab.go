@@ -44,6 +44,15 @@ func describeVolume(st *lab.State) string {
 	return s
 }
 
+func (l labVolume) CheckVolume(typ string, iops, throughputMiB int) error {
+	st, ok := l.load()
+	if !ok {
+		return errors.New("the lab is down")
+	}
+	_, err := lab.NewModel(typ, st.Model.SizeGiB, iops, throughputMiB)
+	return err
+}
+
 func (l labVolume) SetVolume(ctx context.Context, typ string, iops, throughputMiB int) (string, knob.Revert, error) {
 	st, err := lab.Current()
 	if err == nil && st == nil {

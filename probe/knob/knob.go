@@ -42,6 +42,8 @@ type Lab interface {
 	Contains(dir string) bool
 	// Volume describes the emulated volume now: "gp2 30 GiB (baseline 100 IOPS, burst 3000; 0 credits)".
 	Volume() string
+	// CheckVolume says why the lab cannot emulate that volume, or nil.
+	CheckVolume(typ string, iops, throughputMiB int) error
 	// SetVolume changes the emulated volume's type, as ModifyVolume would.
 	SetVolume(ctx context.Context, typ string, iops, throughputMiB int) (after string, revert Revert, err error)
 	// Image describes the emulated image; ImageChanges what switching to

@@ -95,6 +95,13 @@ func (k *volumeType) Plan(ctx context.Context, env Env, w probe.Spec) (Change, e
 	if !ok {
 		return c, volumeTypeUnavailable()
 	}
+	// What Apply could not do is said before the operator is asked.
+	if !env.Root {
+		return c, &Unavailable{Knob: "volume-type", Reason: "changing the lab's volume needs root"}
+	}
+	if err := lab.CheckVolume(k.to, k.iops, k.throughput); err != nil {
+		return c, &Unavailable{Knob: "volume-type", Reason: fmt.Sprintf("the lab cannot emulate it: %v", err)}
+	}
 	c.Before = lab.Volume()
 	c.Do = []string{fmt.Sprintf("lab: change the emulated volume to %s%s (the kernel's I/O throttle of the lab's loop device; an emulation, not EBS)", k.to, k.extra())}
 	c.Undo = []string{"lab: back to " + c.Before}
