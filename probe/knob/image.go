@@ -53,9 +53,16 @@ func (k *image) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error)
 	if !ok {
 		return c, imageUnavailable()
 	}
+	if !env.Root {
+		return c, &Unavailable{Knob: "image", Reason: "switching the lab's emulated image needs root"}
+	}
 	c.Before = lab.Image()
 	for _, d := range lab.ImageChanges(labImage) {
 		c.Do = append(c.Do, "lab: "+d+" (what an older image plausibly changes; an emulation)")
+	}
+	if ami := k.settings["ami"]; ami != "" {
+		// The lab has one older image; the pinned AMI is for EC2.
+		c.Do = append(c.Do, "lab: the "+labImage+" emulated image stands for "+ami+", which only EC2 can boot")
 	}
 	c.Undo = []string{"lab: back to the " + c.Before + " image"}
 	return c, nil

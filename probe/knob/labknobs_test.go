@@ -3,6 +3,7 @@ package knob
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,17 @@ func TestVolumeTypePlanSaysWhatApplyCannotDo(t *testing.T) {
 	c, err := newKnob(t, "volume-type", Settings{"to": "gp3"}).Plan(testCtx(t), Env{Root: true, Lab: ok}, w)
 	if err != nil || c.Before != "gp2 30 GiB" || len(c.Do) != 1 {
 		t.Errorf("plan on a lab that can: %+v, %v", c, err)
+	}
+}
+
+// TestImagePlanInTheLab: the lab's image switch needs root, and a pinned
+// AMI is said to stand for the lab's one older image.
+func TestImagePlanInTheLab(t *testing.T) {
+	w := spec(t.TempDir())
+	_, err := newKnob(t, "image", nil).Plan(testCtx(t), Env{Lab: &planLab{}}, w)
+	wantUnavailable(t, err, "needs root")
+	c, err := newKnob(t, "image", Settings{"ami": "ami-0123456789abcdef0"}).Plan(testCtx(t), Env{Root: true, Lab: &planLab{}}, w)
+	if err != nil || len(c.Do) == 0 || !strings.Contains(c.Do[len(c.Do)-1], "stands for ami-0123456789abcdef0") {
+		t.Errorf("plan with an AMI in the lab: %+v, %v", c.Do, err)
 	}
 }
