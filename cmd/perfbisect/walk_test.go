@@ -222,8 +222,10 @@ func TestRunKilledLeavesAReadableLog(t *testing.T) {
 // tmpfsMount finds a tmpfs a perfbisect knob mounted, if any.
 func tmpfsMount(t *testing.T) string {
 	t.Helper()
-	if m := hosttest.MountsUnder(t, "/run/perfbisect/tmpfs-"); len(m) > 0 {
-		return m[0]
+	for _, m := range hosttest.MountsUnder(t, "/run/perfbisect") {
+		if strings.HasPrefix(filepath.Base(m), "tmpfs-") {
+			return m
+		}
 	}
 	return ""
 }
