@@ -34,7 +34,8 @@
 //	  file         its file ("" when there is none: the reproduce step is
 //	               then the baseline)
 //	  seconds      how many per-second samples of it the log holds
-//	  median       the median of metric over them, or null
+//	  median       the median of metric over them after the playbook's
+//	               warm-up (as the verdicts take it), or null
 //	steps        each step in the order it started:
 //	  id, title, hypothesis, reproduce (true for the step that reproduces
 //	               the regression)
@@ -56,7 +57,8 @@
 //	               or null
 //	  seconds      how many per-second samples the step measured
 //	  duration_s   the step's wall time, from its step_end
-//	  median       the median of metric over its samples, or null
+//	  median       the median of metric over its samples after the
+//	               warm-up, or null
 //	  summary      the whole-run summary (probe.Summary) or null
 //	notes        the operator's notes: {time, step, text}
 //	errors       errors, and failed reverts: {time, step, message, action,

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
@@ -175,6 +177,7 @@ func Build(events []session.Event, bad []*session.LineError) *Report {
 		return s
 	}
 	var playbookMetric string
+	var warmup time.Duration
 	for _, e := range events {
 		t := e.Time
 		if !t.IsZero() {
@@ -191,7 +194,7 @@ func Build(events []session.Event, bad []*session.LineError) *Report {
 			r.Reference.File = d.Reference
 			r.refSamples = d.ReferenceSamples
 			r.Reference.Seconds = len(d.ReferenceSamples)
-			playbookMetric = yamlMetric(d.YAML)
+			playbookMetric, warmup = judgedOn(d)
 		case *session.HostFacts:
 			h := *d
 			r.Host = &h
@@ -265,16 +268,14 @@ func Build(events []session.Event, bad []*session.LineError) *Report {
 		r.metric = verdict.DefaultMetric
 	}
 	r.Session.Metric = r.metric
-	r.Reference.Median = median(r.refSamples, r.metric)
+	// Medians as the verdicts take them: after the warm-up.
+	r.Reference.Median = median(verdict.Trim(r.refSamples, warmup), r.metric)
 	for _, s := range r.Steps {
 		s.Seconds = len(s.samples)
-		s.Median = median(s.samples, r.metric)
-		if s.Median == nil {
-			for _, v := range s.Verdicts {
-				m := v.StepMedian
-				s.Median = &m
-				break
-			}
+		s.Median = median(verdict.Trim(s.samples, warmup), r.metric)
+		if s.Median == nil && len(s.Verdicts) > 0 {
+			m := s.Verdicts[0].StepMedian
+			s.Median = &m
 		}
 	}
 	for _, b := range bad {
@@ -287,18 +288,14 @@ func Build(events []session.Event, bad []*session.LineError) *Report {
 	return r
 }
 
-// yamlMetric finds a top-level "metric:" in the playbook's text, for a log
-// with no verdict to name it.
-func yamlMetric(y string) string {
-	for _, l := range strings.Split(y, "\n") {
-		if strings.HasPrefix(l, "metric:") {
-			f := strings.Fields(strings.TrimPrefix(l, "metric:"))
-			if len(f) > 0 {
-				return strings.Trim(f[0], `"'`)
-			}
-		}
+// judgedOn is the metric and warm-up of the playbook the log carries, or
+// the defaults when it carries none that parses.
+func judgedOn(d *session.SessionStart) (string, time.Duration) {
+	pb, err := playbook.Parse(d.Source, []byte(d.YAML), func(string, knob.Settings) error { return nil })
+	if d.YAML == "" || err != nil {
+		return "", playbook.DefaultWarmup.Std()
 	}
-	return ""
+	return pb.Metric, pb.Warmup.Std()
 }
 
 func findKnob(s *Step, name string, set map[string]string) *Knob {
@@ -335,20 +332,11 @@ func finite(f float64) float64 {
 }
 
 func median(samples []probe.Sample, metric string) *float64 {
-	if len(samples) == 0 {
-		return nil
-	}
 	vals, err := verdict.Values(samples, metric)
 	if err != nil || len(vals) == 0 {
 		return nil
 	}
-	v := append([]float64(nil), vals...)
-	sort.Float64s(v)
-	m := v[len(v)/2]
-	if len(v)%2 == 0 {
-		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	m = finite(m)
+	m := verdict.Median(vals)
 	return &m
 }
 

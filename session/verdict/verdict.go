@@ -134,7 +134,7 @@ func Compare(base, step []float64, opt Options) Verdict {
 		v.Why = fmt.Sprintf("need at least %d seconds per side, have %d+%d", o.MinSamples, len(base), len(step))
 		// Still show what was measured: the medians (and their ratio) are
 		// facts even when too few to judge.
-		v.BaseMedian, v.StepMedian = plainMedian(base), plainMedian(step)
+		v.BaseMedian, v.StepMedian = Median(base), Median(step)
 		if v.BaseMedian > 0 {
 			v.Ratio = v.StepMedian / v.BaseMedian
 		}
@@ -213,8 +213,9 @@ func unusable(values []float64, name string) error {
 // clause of a sentence.
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
-// plainMedian is the median of finite values, or 0 when there are none.
-func plainMedian(values []float64) float64 {
+// Median is the median of the finite values, or 0 when there are none: the
+// BaseMedian and StepMedian of a verdict.
+func Median(values []float64) float64 {
 	var c []float64
 	for _, v := range values {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
