@@ -342,7 +342,7 @@ func TestParseDefaults(t *testing.T) {
 	if p.Steps[0].Knobs != nil || p.Steps[0].Meaning != nil {
 		t.Errorf("step without knobs or meaning: %+v", p.Steps[0])
 	}
-	if got := p.Steps[1].Knobs; !slices.EqualFunc(got, []KnobUse{{"tmpfs", knob.Settings{"size": "1g"}}}, func(a, b KnobUse) bool {
+	if got := p.Steps[1].Knobs; !slices.EqualFunc(got, []knob.Use{{Knob: "tmpfs", With: knob.Settings{"size": "1g"}}}, func(a, b knob.Use) bool {
 		return a.Knob == b.Knob && fmt.Sprint(a.With) == fmt.Sprint(b.With)
 	}) {
 		t.Errorf("knobs = %+v", got)
@@ -482,7 +482,7 @@ steps:
 
 func TestStepTarget(t *testing.T) {
 	s := Step{Persists: Target{Next: "b"}, Gone: Target{Conclude: "Done."}}
-	uu := map[string]Target{
+	uu := map[Outcome]Target{
 		Persists:    {Next: "b"},
 		Gone:        {Conclude: "Done."},
 		Unavailable: {Next: "b"}, // the persists target, when not given
