@@ -116,7 +116,8 @@ func htmlLine(l line) string {
 	return b.String()
 }
 
-type series struct {
+// trace is one run's line on a chart.
+type trace struct {
 	class string // k-step, k-ref, k-reg
 	color string
 	dash  string
@@ -138,13 +139,13 @@ func (r *Report) stepCharts(w *bufio.Writer, s *Step, reg *Step) {
 	// The latency the step's workload measured (pgbench: the average); a
 	// run that did not measure it is left out of that chart.
 	latName, latField, lat := latency("p99_ms", s.samples)
-	mk := func(field probe.Field, f func(probe.Sample) float64) []series {
-		out := []series{{"k-step", "#36c", "", get(s.samples, f)}}
+	mk := func(field probe.Field, f func(probe.Sample) float64) []trace {
+		out := []trace{{"k-step", "#36c", "", get(s.samples, f)}}
 		if len(r.refSamples) > 0 && verdict.Measured(r.refSamples).Has(field) {
-			out = append(out, series{"k-ref", "#393", "6 3", get(r.refSamples, f)})
+			out = append(out, trace{"k-ref", "#393", "6 3", get(r.refSamples, f)})
 		}
 		if reg != nil && reg != s && len(reg.samples) > 0 && verdict.Measured(reg.samples).Has(field) {
-			out = append(out, series{"k-reg", "#c33", "2 3", get(reg.samples, f)})
+			out = append(out, trace{"k-reg", "#c33", "2 3", get(reg.samples, f)})
 		}
 		return out
 	}
@@ -182,7 +183,7 @@ func axisText(f float64) string {
 	return strconv.FormatFloat(f, 'g', 3, 64)
 }
 
-func lineChart(w *bufio.Writer, title string, ss []series) {
+func lineChart(w *bufio.Writer, title string, ss []trace) {
 	n, hi := 0, 0.0
 	for _, s := range ss {
 		n = max(n, len(s.vals))
