@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/tui/chart"
@@ -42,9 +43,9 @@ type Model struct {
 
 	// what the operator set
 	selected int
-	focus    int // 0: steps, 1: charts
-	metric   chart.Metric
-	window   int // index in windows
+	focus    int         // 0: steps, 1: charts
+	metric   probe.Field // the latency chart's field
+	window   int         // index in windows
 	frozen   *walkState
 	showHelp bool
 
@@ -108,7 +109,7 @@ func newModel(st *walkState, keys keyMap, color bool) *Model {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithSolidFill("7"))
 	bar.Full, bar.Empty = '#', '.'
 	return &Model{st: st, keys: keys, help: help.New(), bar: bar, input: in, styles: newStyles(), color: color,
-		metric: chart.P99, window: 1, width: 80, height: 24}
+		metric: probe.FieldP99, window: 1, width: 80, height: 24}
 }
 
 func (m *Model) Init() tea.Cmd {
@@ -269,7 +270,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.selected = min(len(m.st.Steps)-1, m.selected+1)
 	case key.Matches(k, m.keys.Metric):
 		// Only the latencies the workload measures (pgbench: the average).
-		m.metric = m.metric.NextLatency().Measured(m.st.measures())
+		m.metric = chart.Measured(chart.NextLatency(m.metric), m.st.measures())
 	case key.Matches(k, m.keys.Wider):
 		m.window = min(len(windows)-1, m.window+1)
 	case key.Matches(k, m.keys.Narrower):

@@ -163,28 +163,28 @@ func (m *Model) charts(w, h int) string {
 	if m.frozen != nil {
 		frozen = " [frozen]"
 	}
-	draw := func(title string, metric chart.Metric, height int) string {
+	draw := func(title string, field probe.Field, height int) string {
 		var series []chart.Series
-		// A reference from another tool may lack this metric: no line, no legend.
-		if src.reference.Len() > 0 && src.refHas.Has(metric.Field()) {
-			m.bufs[0] = src.reference.Range(m.bufs[0], metric, from, window)
-			series = append(series, chart.Series{Name: "reference", Values: m.bufs[0], Color: chart.ColorReference, Reduce: metric.Reduce()})
+		// A reference from another tool may lack this field: no line, no legend.
+		if src.reference.Len() > 0 && src.refHas.Has(field) {
+			m.bufs[0] = src.reference.Range(m.bufs[0], field, from, window)
+			series = append(series, chart.Series{Name: "reference", Values: m.bufs[0], Color: chart.ColorReference, Reduce: chart.Worst(field)})
 		}
 		if src.repro.Len() > 0 && (cur == nil || !cur.Reproduce) {
-			m.bufs[1] = src.repro.Range(m.bufs[1], metric, from, window)
-			series = append(series, chart.Series{Name: "regression", Values: m.bufs[1], Color: chart.ColorRegression, Reduce: metric.Reduce()})
+			m.bufs[1] = src.repro.Range(m.bufs[1], field, from, window)
+			series = append(series, chart.Series{Name: "regression", Values: m.bufs[1], Color: chart.ColorRegression, Reduce: chart.Worst(field)})
 		}
-		m.bufs[2] = src.ring.Range(m.bufs[2], metric, from, window)
-		series = append(series, chart.Series{Name: name, Values: m.bufs[2], Color: chart.ColorStep, Reduce: metric.Reduce()})
+		m.bufs[2] = src.ring.Range(m.bufs[2], field, from, window)
+		series = append(series, chart.Series{Name: name, Values: m.bufs[2], Color: chart.ColorStep, Reduce: chart.Worst(field)})
 		c := chart.Chart{Title: fmt.Sprintf("%s, last %ds%s", title, window, frozen), Series: series, Window: window, FirstSec: from, Color: m.color}
 		return c.Render(w, height)
 	}
-	lat := m.metric.Measured(m.st.measures())
+	lat := chart.Measured(m.metric, m.st.measures())
 	if h < 12 {
-		return draw("latency "+lat.String(), lat, h)
+		return draw("latency "+chart.Title(lat), lat, h)
 	}
 	top := h / 2
-	return draw("throughput", chart.OpsPerS, top) + "\n" + draw("latency "+lat.String(), lat, h-top)
+	return draw("throughput", probe.FieldOps, top) + "\n" + draw("latency "+chart.Title(lat), lat, h-top)
 }
 
 func (m *Model) status(w int) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/jsonl"
+	"github.com/perfbisect/perfbisect/internal/series"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/verdict"
@@ -299,7 +300,7 @@ func median(samples []probe.Sample, metric string) *float64 {
 	if err != nil || len(vals) == 0 {
 		return nil
 	}
-	m := verdict.Median(vals)
+	m := series.Median(vals)
 	return &m
 }
 
@@ -448,15 +449,14 @@ func (r *Report) incidents() []incident {
 // they measured it, else the nearest one they did (pgbench: avg_ms), with
 // its name and a getter.
 //
-// A second without operations (a stall) has no latency: NaN, a gap in a
-// chart, as verdict.Values leaves it out; drawn as 0 ms it would look like
-// the fastest second.
+// A second without operations (a stall) has no latency (probe.Sample.Value):
+// NaN, a gap in a chart, as verdict.Values leaves it out.
 func latency(want string, samples []probe.Sample) (string, probe.Field, func(probe.Sample) float64) {
 	name, _ := verdict.Pick(want, verdict.Measured(samples))
 	f, _ := probe.FieldByName(name)
 	return name, f, func(s probe.Sample) float64 {
-		v, ok := s.Get(f)
-		if !ok || s.OpsPerS == 0 || math.IsInf(v, 0) {
+		v, ok := s.Value(f)
+		if !ok || math.IsInf(v, 0) {
 			return math.NaN()
 		}
 		return v
