@@ -39,7 +39,7 @@ func Parse(source string, data []byte, checkKnob func(name string, s knob.Settin
 
 var (
 	topFields     = []string{"name", "description", "workload", "duration", "threshold", "metric", "warmup", "steps"}
-	stepFields    = []string{"id", "title", "hypothesis", "reproduce", "duration", "knobs", "persists", "gone", "unavailable", "meaning"}
+	stepFields    = []string{"id", "title", "hypothesis", "reproduce", "duration", "knobs", string(Persists), string(Gone), string(Unavailable), "meaning"}
 	knobFields    = []string{"knob", "with"}
 	targetFields  = []string{"next", "conclude"}
 	meaningFields = []string{string(Persists), string(Gone), string(Unavailable)}
