@@ -51,57 +51,39 @@ func (e *JSONEncoder) line(v any) error {
 //
 // Lines of other types are skipped, so it reads a session log too. A
 // malformed line is a *jsonl.SyntaxError from Err, and the scan goes on.
-type Decoder struct {
-	s   *jsonl.Scanner
-	rec Record
-}
+type Decoder struct{ d *jsonl.Decoder[Record] }
 
-func NewDecoder(r io.Reader) *Decoder { return &Decoder{s: jsonl.NewScanner(r)} }
+func NewDecoder(r io.Reader) *Decoder { return &Decoder{jsonl.NewDecoder(r, decodeRecord)} }
 
 // Scan advances to the next sample or summary and reports whether there is one.
-func (d *Decoder) Scan() bool {
-	for d.s.Scan() {
-		if ok, err := d.parse(d.s.Bytes()); err != nil {
-			d.s.Bad(err)
-		} else if ok {
-			return true
-		}
-	}
-	return false
-}
+func (d *Decoder) Scan() bool { return d.d.Scan() }
 
-func (d *Decoder) parse(b []byte) (bool, error) {
+func decodeRecord(b []byte) (Record, bool, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return false, err
+		return Record{}, false, err
 	}
 	switch head.Type {
 	case "sample":
 		var s Sample
-		if err := json.Unmarshal(b, &s); err != nil {
-			return false, err
-		}
-		d.rec = Record{Type: head.Type, Sample: &s}
+		err := json.Unmarshal(b, &s)
+		return Record{Type: head.Type, Sample: &s}, err == nil, err
 	case "summary":
 		var s Summary
-		if err := json.Unmarshal(b, &s); err != nil {
-			return false, err
-		}
-		d.rec = Record{Type: head.Type, Summary: &s}
-	default:
-		return false, nil
+		err := json.Unmarshal(b, &s)
+		return Record{Type: head.Type, Summary: &s}, err == nil, err
 	}
-	return true, nil
+	return Record{}, false, nil
 }
 
 // Record is the record found by the last successful Scan.
-func (d *Decoder) Record() Record { return d.rec }
+func (d *Decoder) Record() Record { return d.d.Value() }
 
 // Err reports a read error, or else the lines that could not be parsed.
 func (d *Decoder) Err() error {
-	if err := d.s.Err(); err != nil {
+	if err := d.d.Err(); err != nil {
 		return err
 	}
 	errs := d.SyntaxErrors()
@@ -118,7 +100,7 @@ func (d *Decoder) Err() error {
 // *jsonl.SyntaxError.
 func (d *Decoder) SyntaxErrors() []error {
 	var out []error
-	for _, e := range d.s.BadLines() {
+	for _, e := range d.d.BadLines() {
 		out = append(out, e)
 	}
 	return out

@@ -88,37 +88,21 @@ func (w *LogWriter) Close() error {
 }
 
 // Reader reads a session log (or `perfbisect probe --json` output) event by
-// event, in the bufio.Scanner shape. Every complete line is kept; a bad line
-// is recorded as a *jsonl.SyntaxError and the scan goes on.
-type Reader struct {
-	s  *jsonl.Scanner
-	ev Event
-}
+// event, in the bufio.Scanner shape: Scan, Event, Err, BadLines. Every
+// complete line is kept; a bad line is recorded as a *jsonl.SyntaxError and
+// the scan goes on.
+type Reader struct{ *jsonl.Decoder[Event] }
 
-func NewReader(r io.Reader) *Reader { return &Reader{s: jsonl.NewScanner(r)} }
-
-// Scan advances to the next event.
-func (r *Reader) Scan() bool {
-	for r.s.Scan() {
+func NewReader(r io.Reader) *Reader {
+	return &Reader{jsonl.NewDecoder(r, func(b []byte) (Event, bool, error) {
 		var ev Event
-		if err := json.Unmarshal(r.s.Bytes(), &ev); err != nil {
-			r.s.Bad(err)
-			continue
-		}
-		r.ev = ev
-		return true
-	}
-	return false
+		err := json.Unmarshal(b, &ev)
+		return ev, err == nil, err
+	})}
 }
 
 // Event is the event read by the last successful Scan.
-func (r *Reader) Event() Event { return r.ev }
-
-// Err is a read error of the underlying file (not a bad line).
-func (r *Reader) Err() error { return r.s.Err() }
-
-// BadLines lists the lines that could not be read, the torn tail included.
-func (r *Reader) BadLines() []*jsonl.SyntaxError { return r.s.BadLines() }
+func (r *Reader) Event() Event { return r.Value() }
 
 // ReadLogFile reads a whole log. Bad lines do not make it fail: they come
 // back for the caller to report (a torn last line is the normal mark of a

@@ -87,3 +87,36 @@ func (s *Scanner) BadLines() []*SyntaxError { return s.bad }
 
 // Err is a read error of the underlying stream (not a bad line).
 func (s *Scanner) Err() error { return s.err }
+
+// Decoder reads values of one type off a stream, a line each, in the
+// bufio.Scanner shape: decode makes a value of a line, says to pass over a
+// line it has no use for (ok false), or fails it (the line is recorded as
+// bad and the scan goes on).
+type Decoder[T any] struct {
+	*Scanner
+	decode func([]byte) (v T, ok bool, err error)
+	v      T
+}
+
+// NewDecoder reads r with decode.
+func NewDecoder[T any](r io.Reader, decode func([]byte) (T, bool, error)) *Decoder[T] {
+	return &Decoder[T]{Scanner: NewScanner(r), decode: decode}
+}
+
+// Scan advances to the next value.
+func (d *Decoder[T]) Scan() bool {
+	for d.Scanner.Scan() {
+		v, ok, err := d.decode(d.Bytes())
+		switch {
+		case err != nil:
+			d.Bad(err)
+		case ok:
+			d.v = v
+			return true
+		}
+	}
+	return false
+}
+
+// Value is the value read by the last successful Scan.
+func (d *Decoder[T]) Value() T { return d.v }

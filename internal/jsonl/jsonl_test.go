@@ -137,3 +137,27 @@ func TestReadErrorStopsTheScan(t *testing.T) {
 		t.Error("Scan after a read error returned true")
 	}
 }
+
+func TestDecoderPassesOverAndFails(t *testing.T) {
+	in := `{"n":1}` + "\n" + `{"skip":true}` + "\n" + `{"n":"two"}` + "\n" + `{"n":3}` + "\n"
+	d := NewDecoder(strings.NewReader(in), func(b []byte) (int, bool, error) {
+		var v struct {
+			N    int
+			Skip bool
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return 0, false, err
+		}
+		return v.N, !v.Skip, nil
+	})
+	var got []int
+	for d.Scan() {
+		got = append(got, d.Value())
+	}
+	if !reflect.DeepEqual(got, []int{1, 3}) {
+		t.Errorf("values %v, want 1 and 3 (the skipped line passed over, the bad one recorded)", got)
+	}
+	if bad := badAt(d.Scanner); !reflect.DeepEqual(bad, []SyntaxError{{Line: 3}}) {
+		t.Errorf("bad lines %+v, want line 3", bad)
+	}
+}
