@@ -312,6 +312,16 @@ func (m *Model) target() (*playbook.Step, bool) {
 }
 
 func (m *Model) runNext() tea.Cmd {
+	return m.startNext(func(step *playbook.Step) tea.Cmd { return m.drv.runStep(m.ctx, step) })
+}
+
+func (m *Model) skipNext() tea.Cmd {
+	return m.startNext(func(step *playbook.Step) tea.Cmd { return m.drv.skip(step, "skipped by the operator") })
+}
+
+// startNext hands the step to run next to do (run it, or skip it), unless
+// one is under way or the walk is over.
+func (m *Model) startNext(do func(*playbook.Step) tea.Cmd) tea.Cmd {
 	if m.running || m.ended || m.st.Conclusion() != "" {
 		return nil
 	}
@@ -321,19 +331,7 @@ func (m *Model) runNext() tea.Cmd {
 	}
 	m.running = true
 	m.selected = m.st.Index(step.ID)
-	return m.drv.runStep(m.ctx, step)
-}
-
-func (m *Model) skipNext() tea.Cmd {
-	if m.running || m.ended || m.st.Conclusion() != "" {
-		return nil
-	}
-	step, ok := m.target()
-	if !ok {
-		return nil
-	}
-	m.running = true
-	return m.drv.skip(step, "skipped by the operator")
+	return do(step)
 }
 
 func (m *Model) quit() tea.Cmd {
