@@ -1,6 +1,8 @@
 // Package hosttest runs real workloads in tests, as net/http/httptest runs
 // real servers: the test binary doubles as `perfbisect agent`, so a test's
-// walk measures in a real child process, as perfbisect does.
+// walk measures in a real child process, as perfbisect does. It imports
+// probe/host, so only the tests of packages above host (session, tui, cmd)
+// can use it.
 package hosttest
 
 import (
