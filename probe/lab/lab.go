@@ -14,7 +14,10 @@
 // host's page cache and disk, so latencies are the host's plus the throttle,
 // not EBS's network round trip. gp2's I/O credit bucket is kept by a
 // controller (RunController, one Tick a second) that counts the cgroup's
-// write I/Os and switches the throttle between burst and baseline.
+// write I/Os and switches the throttle between burst and baseline. What a
+// step changes on EC2 it changes here: the volume's type (ModifyVolume) and
+// the machine image, emulated by the loop device's I/O scheduler and
+// read-ahead (SetImage).
 package lab
 
 import (
@@ -132,7 +135,7 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 		CgroupVersion: version,
 		Model:         m,
 		Credits:       credits,
-		Image:         "current",
+		Image:         DefaultImage,
 	}
 	s.DataDir = filepath.Join(s.Mount, "data")
 	if loops, _ := loopsOf(ctx, s.Backing); len(loops) > 0 {
