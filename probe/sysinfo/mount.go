@@ -132,6 +132,21 @@ func MountOf(ms []Mount, path string) (Mount, bool) {
 	return best, found
 }
 
+// IsMountPoint says whether something is mounted on exactly dir (absolute,
+// without symlinks), as the mount table shows it now.
+func IsMountPoint(dir string) (bool, error) {
+	ms, err := Mounts()
+	if err != nil {
+		return false, err
+	}
+	for _, m := range ms {
+		if m.Point == dir {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Within says whether path is dir or under it, comparing whole path
 // elements: /var/lib/mysqlx is not within /var/lib/mysql.
 func Within(path, dir string) bool {

@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -60,7 +60,7 @@ func MountsUnder(t testing.TB, dir string) []string {
 	}
 	var left []string
 	for _, m := range ms {
-		if m.Point == dir || strings.HasPrefix(m.Point, strings.TrimSuffix(dir, "/")+"/") {
+		if sysinfo.Within(m.Point, filepath.Clean(dir)) {
 			left = append(left, m.Point)
 		}
 	}
