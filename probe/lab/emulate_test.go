@@ -1,7 +1,10 @@
 package lab
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,5 +97,38 @@ func TestModifyVolume(t *testing.T) {
 	}
 	if s.Credits < 999 || s.Credits > 1001 {
 		t.Errorf("credits %v after revert, want the 1000 it had", s.Credits)
+	}
+}
+
+// TestEnterIfOn: a process whose data is on the lab goes into its cgroup;
+// one whose data is elsewhere does not.
+func TestEnterIfOn(t *testing.T) {
+	s := upLab(t, UpOptions{})
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
+	pid := sleep.Process.Pid
+	procs := func() []string {
+		b, err := os.ReadFile(filepath.Join(s.Cgroup, "cgroup.procs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Fields(string(b))
+	}
+	for _, dir := range []string{"", t.TempDir()} {
+		if on, err := EnterIfOn(dir, pid); on || err != nil {
+			t.Errorf("EnterIfOn(%q) = %v, %v; want not on the lab", dir, on, err)
+		}
+	}
+	if len(procs()) != 0 {
+		t.Fatalf("the lab cgroup holds %v before any process on the lab", procs())
+	}
+	if on, err := EnterIfOn(filepath.Join(s.DataDir, "probe"), pid); !on || err != nil {
+		t.Errorf("EnterIfOn(data dir) = %v, %v; want entered", on, err)
+	}
+	if got := procs(); len(got) != 1 || got[0] != strconv.Itoa(pid) {
+		t.Errorf("the lab cgroup holds %v, want %d", got, pid)
 	}
 }
