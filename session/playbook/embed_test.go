@@ -220,22 +220,4 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(bad); err == nil || errors.Is(err, ErrNotFound) || !strings.HasPrefix(err.Error(), bad+":1:") {
 		t.Errorf("Load(bad) = %v, want its parse error at line 1", err)
 	}
-
-	if !built.ChangesHost() {
-		t.Error("local-disk turns knobs, ChangesHost says no")
-	}
-	none := *built
-	none.Steps = []Step{{ID: "reproduce"}}
-	if none.ChangesHost() {
-		t.Error("a playbook without knobs changes the host, says ChangesHost")
-	}
-	for desc, want := range map[string]string{
-		"Walks the disk.\n  Then more. And more": "Walks the disk.",
-		"One line, no stop":                      "One line, no stop",
-		"v1.2 is out. Then":                      "v1.2 is out.",
-	} {
-		if got := (&Playbook{Description: desc}).Summary(); got != want {
-			t.Errorf("Summary of %q = %q, want %q", desc, got, want)
-		}
-	}
 }
