@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 )
 
 func jsonlTestSummary() Summary {
@@ -195,9 +197,9 @@ func TestDecoderMalformedMiddleLine(t *testing.T) {
 	}
 
 	err := d.Err()
-	var se *SyntaxError
+	var se *jsonl.SyntaxError
 	if !errors.As(err, &se) {
-		t.Fatalf("Err() = %v (%T), want a *SyntaxError", err, err)
+		t.Fatalf("Err() = %v (%T), want a *jsonl.SyntaxError", err, err)
 	}
 	if se.Line != 3 || se.Torn {
 		t.Errorf("first SyntaxError = line %d torn %v, want line 3 not torn", se.Line, se.Torn)
@@ -213,9 +215,9 @@ func TestDecoderMalformedMiddleLine(t *testing.T) {
 	all := d.SyntaxErrors()
 	var lines []int
 	for _, e := range all {
-		var se *SyntaxError
+		var se *jsonl.SyntaxError
 		if !errors.As(e, &se) {
-			t.Fatalf("SyntaxErrors() holds %v (%T), want *SyntaxError", e, e)
+			t.Fatalf("SyntaxErrors() holds %v (%T), want *jsonl.SyntaxError", e, e)
 		}
 		if se.Torn {
 			t.Errorf("line %d reported torn; it ended with a newline", se.Line)
@@ -229,30 +231,6 @@ func TestDecoderMalformedMiddleLine(t *testing.T) {
 
 // Line numbers are those of the file, so an operator can open it there:
 // blank lines and lines of other types count.
-func TestDecoderLineNumbersCountEveryLine(t *testing.T) {
-	in := "\n" +
-		`{"type":"note"}` + "\n" +
-		"  \r\n" +
-		`{"type":"sample","sec":1}` + "\n" +
-		`{"type":"sample",` + "\n" + // line 5
-		"\n" +
-		`{"type":"sample","sec":2}` + "\n" +
-		`{"type":"summ` // line 8, torn
-	recs, d := jsonlDecodeAll(t, strings.NewReader(in))
-	if len(recs) != 2 {
-		t.Errorf("decoded %d records, want 2", len(recs))
-	}
-	var got []SyntaxError
-	for _, e := range d.SyntaxErrors() {
-		se := e.(*SyntaxError)
-		got = append(got, SyntaxError{Line: se.Line, Torn: se.Torn})
-	}
-	want := []SyntaxError{{Line: 5}, {Line: 8, Torn: true}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("syntax errors at %+v, want %+v", got, want)
-	}
-}
-
 func TestDecoderOneErrorIsItself(t *testing.T) {
 	d := NewDecoder(strings.NewReader("{\n" + `{"type":"sample","sec":2}` + "\n"))
 	n := 0
@@ -262,9 +240,9 @@ func TestDecoderOneErrorIsItself(t *testing.T) {
 	if n != 1 {
 		t.Errorf("decoded %d records, want 1", n)
 	}
-	se, ok := d.Err().(*SyntaxError)
+	se, ok := d.Err().(*jsonl.SyntaxError)
 	if !ok {
-		t.Fatalf("Err() = %v (%T), want the *SyntaxError itself", d.Err(), d.Err())
+		t.Fatalf("Err() = %v (%T), want the *jsonl.SyntaxError itself", d.Err(), d.Err())
 	}
 	if se.Line != 1 || se.Torn || se.Err == nil {
 		t.Errorf("SyntaxError = %+v, want line 1, not torn, with a cause", se)
@@ -282,9 +260,9 @@ func TestDecoderTornLastLine(t *testing.T) {
 	if len(recs) != 2 || recs[0].Sample.Sec != 1 || recs[1].Sample.Sec != 2 {
 		t.Errorf("records %s, want seconds 1 and 2", jsonlShow(recs))
 	}
-	var se *SyntaxError
+	var se *jsonl.SyntaxError
 	if !errors.As(d.Err(), &se) {
-		t.Fatalf("Err() = %v, want a *SyntaxError", d.Err())
+		t.Fatalf("Err() = %v, want a *jsonl.SyntaxError", d.Err())
 	}
 	if se.Line != 3 || !se.Torn {
 		t.Errorf("SyntaxError line %d torn %v, want line 3 torn", se.Line, se.Torn)
@@ -312,47 +290,6 @@ func TestDecoderValidLastLineWithoutNewline(t *testing.T) {
 	}
 	if !reflect.DeepEqual(recs, want) {
 		t.Errorf("records:\n got %s\nwant %s", jsonlShow(recs), jsonlShow(want))
-	}
-}
-
-func TestDecoderEmptyInput(t *testing.T) {
-	for _, in := range []string{"", "\n", "\n\n  \n", "  "} {
-		recs, d := jsonlDecodeAll(t, strings.NewReader(in))
-		if len(recs) != 0 || d.Err() != nil {
-			t.Errorf("input %q: %d records, Err %v; want none and nil", in, len(recs), d.Err())
-		}
-	}
-}
-
-type jsonlErrReader struct {
-	data []byte
-	err  error
-}
-
-func (r *jsonlErrReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, r.err
-	}
-	n := copy(p, r.data)
-	r.data = r.data[n:]
-	return n, nil
-}
-
-func TestDecoderReadError(t *testing.T) {
-	want := errors.New("connection reset")
-	r := &jsonlErrReader{data: []byte(`{"type":"sample","sec":1}` + "\n" + "{\n" + `{"type":"sample","sec":2`), err: want}
-	recs, d := jsonlDecodeAll(t, r)
-	if len(recs) != 1 || recs[0].Sample.Sec != 1 {
-		t.Errorf("records %s, want only second 1", jsonlShow(recs))
-	}
-	if !errors.Is(d.Err(), want) {
-		t.Errorf("Err() = %v, want the read error %v first", d.Err(), want)
-	}
-	if n := len(d.SyntaxErrors()); n != 1 {
-		t.Errorf("SyntaxErrors() has %d entries, want the one bad line before the read error", n)
-	}
-	if d.Scan() {
-		t.Errorf("Scan after a read error returned true")
 	}
 }
 
@@ -511,7 +448,7 @@ func FuzzDecoder(f *testing.F) {
 		}
 		prev := 0
 		for i, e := range errs {
-			var se *SyntaxError
+			var se *jsonl.SyntaxError
 			if !errors.As(e, &se) {
 				t.Fatalf("syntax error %d is %T", i, e)
 			}

@@ -37,10 +37,27 @@ var SysbenchTests = []string{"oltp_insert", "oltp_write_only", "oltp_read_write"
 var PgbenchScripts = []string{"tpcb-like", "simple-update", "select-only"}
 
 // CommandGroups are the named groups a command's pattern may use, each
-// the Sample field of the same meaning.
-var CommandGroups = map[string]Field{
-	"ops": FieldOps, "mib": FieldMiB, "p50_ms": FieldP50, "p95_ms": FieldP95, "p99_ms": FieldP99,
-	"max_ms": FieldMax, "lat_ms": FieldAvg, "avg_ms": FieldAvg, "errors": FieldErrors,
+// the Sample field of the same meaning (the fields' table says which).
+var CommandGroups = commandGroups()
+
+func commandGroups() map[string]Field {
+	m := map[string]Field{}
+	for _, f := range AllFields.List() {
+		for _, g := range f.info().groups {
+			m[g] = f
+		}
+	}
+	return m
+}
+
+// commandGroupsText lists the groups for an error, a field's aliases
+// together: "ops, mib, …, lat_ms or avg_ms, errors".
+func commandGroupsText() string {
+	var out []string
+	for _, f := range AllFields.List() {
+		out = append(out, strings.Join(f.info().groups, " or "))
+	}
+	return strings.Join(out, ", ")
 }
 
 // DefaultFor is the spec of workload as it runs with no other settings.
@@ -90,10 +107,8 @@ func (s Spec) validateTool() error {
 		if s.Tables < 1 || s.TableSize < 1 {
 			return fmt.Errorf("--tables %d --table-size %d: want at least 1 table of 1 row", s.Tables, s.TableSize)
 		}
-		switch s.Percentile {
-		case 50, 95, 99:
-		default:
-			return fmt.Errorf("--percentile %d: want 50, 95 or 99 (the sample fields sysbench's per-second latency can fill)", s.Percentile)
+		if _, ok := PercentileField(s.Percentile); !ok {
+			return fmt.Errorf("--percentile %d: want %s (the sample fields sysbench's per-second latency can fill)", s.Percentile, percentilesText())
 		}
 		if !oneOf(s.Server, []string{ServerMariaDB, ServerMySQL}) {
 			return fmt.Errorf("--server %q: sysbench runs here against mariadb or mysql", s.Server)
@@ -152,7 +167,7 @@ func CommandPattern(pattern string) (*regexp.Regexp, error) {
 			continue
 		}
 		if _, ok := CommandGroups[n]; !ok {
-			return nil, fmt.Errorf("--pattern: unknown group %q (groups: ops, mib, p50_ms, p95_ms, p99_ms, max_ms, lat_ms or avg_ms, errors)", n)
+			return nil, fmt.Errorf("--pattern: unknown group %q (groups: %s)", n, commandGroupsText())
 		}
 		hasOps = hasOps || n == "ops"
 	}
@@ -226,7 +241,7 @@ func (s Spec) Expected() Fields {
 	case WorkloadFsync:
 		return ProbeFields
 	case WorkloadSysbench:
-		pct := map[int]Field{50: FieldP50, 95: FieldP95, 99: FieldP99}[s.Percentile]
+		pct, _ := PercentileField(s.Percentile)
 		return FieldOps | pct | FieldErrors
 	case WorkloadPgbench:
 		return FieldOps | FieldAvg | FieldErrors

@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
@@ -30,6 +32,7 @@ const (
 	TypeNote       Type = "note"
 	TypeError      Type = "error"
 	TypeSessionEnd Type = "session_end"
+	TypeExtend     Type = "extend"
 	// TypeSummary is the last line of `perfbisect probe --json`, so that
 	// output can serve as a reference run.
 	TypeSummary Type = "summary"
@@ -43,9 +46,8 @@ type Event struct {
 	Type Type
 	Time time.Time
 	Step string // the step it belongs to, if any
-	// Data is a pointer to the payload of Type: *SessionStart, *HostFacts,
-	// *StepStart, *StepEnd, *KnobEvent, *probe.Sample, *Verdict,
-	// *Decision, *Note, *ErrorEvent, *SessionEnd.
+	// Data is a pointer to the payload of Type, as the table payloads
+	// pairs them: *SessionStart, *HostFacts, *StepStart, …
 	Data any
 }
 
@@ -62,6 +64,23 @@ type SessionStart struct {
 	ReferenceSamples []probe.Sample `json:"reference_samples,omitempty"`
 	Host             string         `json:"host"`
 	DryRun           bool           `json:"dry_run,omitempty"`
+	// How the steps are judged, and the steps in playbook order, so that a
+	// reader of the log needs nothing but its events. A log written before
+	// these fields has only the YAML: see upgrade.
+	Metric    string        `json:"metric,omitempty"`
+	Threshold float64       `json:"threshold,omitempty"`
+	WarmupS   float64       `json:"warmup_s,omitempty"`
+	Steps     []PlannedStep `json:"steps,omitempty"`
+}
+
+// PlannedStep is a step of the playbook as the session starts: what it
+// tests and with which knobs, before it runs.
+type PlannedStep struct {
+	ID         string     `json:"id"`
+	Title      string     `json:"title"`
+	Hypothesis string     `json:"hypothesis"`
+	Reproduce  bool       `json:"reproduce,omitempty"`
+	Knobs      []knob.Use `json:"knobs,omitempty"`
 }
 
 // HostFacts are what the host says about itself and the data directory.
@@ -91,8 +110,33 @@ const (
 	StateSkipped      State = "skipped"
 	StateUnavailable  State = "unavailable" // a knob cannot work here
 	StateFailed       State = "failed"
+	StateInterrupted  State = "interrupted" // stopped by Ctrl-C or a quit
 	StateDryRun       State = "dry-run"
 )
+
+// Outcome is the playbook's branch the state selects: persists while the
+// regression is there (for the reproduce step: regressed, or measured as
+// the baseline), gone once it went away (for the reproduce step: the same
+// as the reference), unavailable when the step could not tell.
+func (s State) Outcome() playbook.Outcome {
+	switch s {
+	case StatePersists, StateRegressed, StateMeasured:
+		return playbook.Persists
+	case StateGone, StateSame:
+		return playbook.Gone
+	}
+	return playbook.Unavailable
+}
+
+// judged reports whether the state is a verdict's, so the playbook's words
+// for its outcome apply; otherwise the step's reason says what happened.
+func (s State) judged() bool {
+	switch s {
+	case StatePersists, StateRegressed, StateGone, StateSame:
+		return true
+	}
+	return false
+}
 
 // StepEnd closes a step.
 type StepEnd struct {
@@ -135,9 +179,9 @@ type Verdict struct {
 	verdict.Verdict
 }
 
-// Decision is what the verdicts mean in the playbook, and where the walk goes.
+// Decision is what the verdicts mean in the playbook, and where the walk
+// goes. The state it follows from is the step's end's.
 type Decision struct {
-	State      State  `json:"state"`
 	Meaning    string `json:"meaning,omitempty"`
 	Next       string `json:"next,omitempty"`
 	Conclusion string `json:"conclusion,omitempty"`
@@ -152,6 +196,14 @@ type Note struct {
 type ErrorEvent struct {
 	Message string `json:"message"`
 	Action  string `json:"action,omitempty"`
+}
+
+// Extend says the operator lengthened the running step: it now runs
+// PlannedS seconds and, while its verdict is not yet known, up to MaxS.
+type Extend struct {
+	BySeconds float64 `json:"by_s"`
+	PlannedS  float64 `json:"planned_s"`
+	MaxS      float64 `json:"max_s"`
 }
 
 // Ending says how a session ended.
@@ -220,32 +272,54 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return d.Decode(e.Data)
 }
 
+// payloads pairs each event type with its payload, for encoding (NewEvent)
+// and decoding (UnmarshalJSON) alike.
+var payloads = []struct {
+	typ Type
+	new func() any
+}{
+	{TypeSession, func() any { return &SessionStart{} }},
+	{TypeHost, func() any { return &HostFacts{} }},
+	{TypeStepStart, func() any { return &StepStart{} }},
+	{TypeStepEnd, func() any { return &StepEnd{} }},
+	{TypeKnob, func() any { return &KnobEvent{} }},
+	{TypeSample, func() any { return &probe.Sample{} }},
+	{TypeVerdict, func() any { return &Verdict{} }},
+	{TypeDecision, func() any { return &Decision{} }},
+	{TypeNote, func() any { return &Note{} }},
+	{TypeError, func() any { return &ErrorEvent{} }},
+	{TypeSessionEnd, func() any { return &SessionEnd{} }},
+	{TypeExtend, func() any { return &Extend{} }},
+	{TypeSummary, func() any { return &probe.Summary{} }},
+}
+
+// typeOfPayload is payloads the other way round.
+var typeOfPayload = func() map[reflect.Type]Type {
+	m := make(map[reflect.Type]Type, len(payloads))
+	for _, p := range payloads {
+		m[reflect.TypeOf(p.new())] = p.typ
+	}
+	return m
+}()
+
+// newPayload is an empty payload of type t, or nil for a type this
+// version does not know.
 func newPayload(t Type) any {
-	switch t {
-	case TypeSession:
-		return &SessionStart{}
-	case TypeHost:
-		return &HostFacts{}
-	case TypeStepStart:
-		return &StepStart{}
-	case TypeStepEnd:
-		return &StepEnd{}
-	case TypeKnob:
-		return &KnobEvent{}
-	case TypeSample:
-		return &probe.Sample{}
-	case TypeVerdict:
-		return &Verdict{}
-	case TypeDecision:
-		return &Decision{}
-	case TypeNote:
-		return &Note{}
-	case TypeError:
-		return &ErrorEvent{}
-	case TypeSessionEnd:
-		return &SessionEnd{}
-	case TypeSummary:
-		return &probe.Summary{}
+	for _, p := range payloads {
+		if p.typ == t {
+			return p.new()
+		}
 	}
 	return nil
+}
+
+// NewEvent is an event of step at time at carrying data, one of the
+// payload types of the event table (*SessionStart, *probe.Sample, …), its
+// Type set from data. An unknown payload panics: it is a programming error.
+func NewEvent(at time.Time, step string, data any) Event {
+	t, ok := typeOfPayload[reflect.TypeOf(data)]
+	if !ok {
+		panic(fmt.Sprintf("session: no event type for %T", data))
+	}
+	return Event{Type: t, Time: at, Step: step, Data: data}
 }

@@ -11,7 +11,6 @@ import (
 // what that means.
 type judgement struct {
 	state    State
-	outcome  string // the playbook outcome it selects: persists, gone or unavailable
 	verdicts []Verdict
 	note     string
 }
@@ -35,7 +34,7 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 		return v
 	}
 	if !reproduce && len(ref) == 0 && len(repro) == 0 {
-		return judgement{state: StateInconclusive, outcome: "unavailable",
+		return judgement{state: StateInconclusive,
 			note: "nothing to judge against: no reference and no measured reproduce step (run the reproduce step first, or pass --reference)"}, nil
 	}
 	stepV, err := values(step, opt.Metric, warmup)
@@ -65,28 +64,28 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 
 	switch {
 	case reproduce && vsRef == nil:
-		j.state, j.outcome = StateMeasured, "persists"
+		j.state = StateMeasured
 		j.note = "no reference: this step is the baseline the others are judged against"
 	case reproduce:
 		switch vsRef.Outcome {
 		case verdict.Regressed:
-			j.state, j.outcome = StateRegressed, "persists"
+			j.state = StateRegressed
 		case verdict.Same, verdict.Improved:
-			j.state, j.outcome = StateSame, "gone"
+			j.state = StateSame
 		default:
-			j.state, j.outcome = StateInconclusive, "unavailable"
+			j.state = StateInconclusive
 		}
 	case vsRef != nil && (vsRef.Outcome == verdict.Same || vsRef.Outcome == verdict.Improved):
-		j.state, j.outcome = StateGone, "gone"
+		j.state = StateGone
 	case vsRef != nil && vsRef.Outcome == verdict.Regressed && vsRepro.Outcome == verdict.Improved:
-		j.state, j.outcome = StatePersists, "persists"
+		j.state = StatePersists
 		j.note = fmt.Sprintf("better than the regression (%.2fx) but still slower than the reference (%.2fx)", vsRepro.Ratio, vsRef.Ratio)
 	case vsRepro.Outcome == verdict.Same || vsRepro.Outcome == verdict.Regressed:
-		j.state, j.outcome = StatePersists, "persists"
+		j.state = StatePersists
 	case vsRef == nil && vsRepro.Outcome == verdict.Improved:
-		j.state, j.outcome = StateGone, "gone"
+		j.state = StateGone
 	default:
-		j.state, j.outcome = StateInconclusive, "unavailable"
+		j.state = StateInconclusive
 		j.note = "not known: the step's seconds and the baseline's overlap too much to tell, even at its longest; the walk goes on as for a step that could not run"
 	}
 	return j, nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
@@ -28,22 +29,22 @@ func TestJudgeDecisionTable(t *testing.T) {
 		ref, repro   []probe.Sample
 		step         []probe.Sample
 		state        State
-		outcome      string
+		outcome      playbook.Outcome
 		verdictCount int
 	}{
-		"reproduce, no reference: the baseline": {true, nil, nil, run(1, 20, slow), StateMeasured, "persists", 0},
-		"reproduce slower than the reference":   {true, run(2, 20, good), nil, run(3, 20, slow), StateRegressed, "persists", 1},
-		"reproduce as fast as the reference":    {true, run(4, 20, good), nil, run(5, 20, good), StateSame, "gone", 1},
-		"reproduce faster than the reference":   {true, run(6, 20, good), nil, run(7, 20, good/2), StateSame, "gone", 1},
-		"reproduce too short to tell":           {true, run(8, 20, good), nil, run(9, 4, slow), StateInconclusive, "unavailable", 1},
-		"step back to the reference":            {false, run(10, 20, good), run(11, 20, slow), run(12, 20, good), StateGone, "gone", 2},
-		"step better than the reference":        {false, run(13, 20, good), run(14, 20, slow), run(15, 20, good/3), StateGone, "gone", 2},
-		"step as slow as the regression":        {false, run(16, 20, good), run(17, 20, slow), run(18, 20, slow), StatePersists, "persists", 2},
-		"step slower still":                     {false, run(19, 20, good), run(20, 20, slow), run(21, 20, slow*2), StatePersists, "persists", 2},
-		"step halfway: better, not good":        {false, run(22, 20, good), run(23, 20, slow), run(24, 20, 0.2), StatePersists, "persists", 2},
-		"no reference: step faster":             {false, nil, run(25, 20, slow), run(26, 20, good), StateGone, "gone", 1},
-		"no reference: step the same":           {false, nil, run(27, 20, slow), run(28, 20, slow), StatePersists, "persists", 1},
-		"no reference: step too short":          {false, nil, run(29, 20, slow), run(30, 3, good), StateInconclusive, "unavailable", 1},
+		"reproduce, no reference: the baseline": {true, nil, nil, run(1, 20, slow), StateMeasured, playbook.Persists, 0},
+		"reproduce slower than the reference":   {true, run(2, 20, good), nil, run(3, 20, slow), StateRegressed, playbook.Persists, 1},
+		"reproduce as fast as the reference":    {true, run(4, 20, good), nil, run(5, 20, good), StateSame, playbook.Gone, 1},
+		"reproduce faster than the reference":   {true, run(6, 20, good), nil, run(7, 20, good/2), StateSame, playbook.Gone, 1},
+		"reproduce too short to tell":           {true, run(8, 20, good), nil, run(9, 4, slow), StateInconclusive, playbook.Unavailable, 1},
+		"step back to the reference":            {false, run(10, 20, good), run(11, 20, slow), run(12, 20, good), StateGone, playbook.Gone, 2},
+		"step better than the reference":        {false, run(13, 20, good), run(14, 20, slow), run(15, 20, good/3), StateGone, playbook.Gone, 2},
+		"step as slow as the regression":        {false, run(16, 20, good), run(17, 20, slow), run(18, 20, slow), StatePersists, playbook.Persists, 2},
+		"step slower still":                     {false, run(19, 20, good), run(20, 20, slow), run(21, 20, slow*2), StatePersists, playbook.Persists, 2},
+		"step halfway: better, not good":        {false, run(22, 20, good), run(23, 20, slow), run(24, 20, 0.2), StatePersists, playbook.Persists, 2},
+		"no reference: step faster":             {false, nil, run(25, 20, slow), run(26, 20, good), StateGone, playbook.Gone, 1},
+		"no reference: step the same":           {false, nil, run(27, 20, slow), run(28, 20, slow), StatePersists, playbook.Persists, 1},
+		"no reference: step too short":          {false, nil, run(29, 20, slow), run(30, 3, good), StateInconclusive, playbook.Unavailable, 1},
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
@@ -51,8 +52,8 @@ func TestJudgeDecisionTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if j.state != u.state || j.outcome != u.outcome {
-				t.Errorf("state %s, outcome %s; want %s, %s (verdicts %+v)", j.state, j.outcome, u.state, u.outcome, j.verdicts)
+			if j.state != u.state || j.state.Outcome() != u.outcome {
+				t.Errorf("state %s, outcome %s; want %s, %s (verdicts %+v)", j.state, j.state.Outcome(), u.state, u.outcome, j.verdicts)
 			}
 			if len(j.verdicts) != u.verdictCount {
 				t.Errorf("%d verdicts, want %d", len(j.verdicts), u.verdictCount)

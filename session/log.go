@@ -1,8 +1,6 @@
 package session
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 )
 
 // LogWriter appends events to a session log, one JSON object per line. Each
@@ -89,50 +87,22 @@ func (w *LogWriter) Close() error {
 	return err
 }
 
-// LineError is a line of a log that could not be read (Torn: the last
-// line, cut short by a crash mid-write). The reader reports it and goes on
-// with the next line. It is the probe's JSON Lines error.
-type LineError = probe.SyntaxError
-
 // Reader reads a session log (or `perfbisect probe --json` output) event by
 // event, in the bufio.Scanner shape. Every complete line is kept; a bad line
-// is recorded as a *LineError and the scan goes on.
+// is recorded as a *jsonl.SyntaxError and the scan goes on.
 type Reader struct {
-	r    *bufio.Reader
-	line int
-	ev   Event
-	bad  []*LineError
-	err  error
+	s  *jsonl.Scanner
+	ev Event
 }
 
-func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+func NewReader(r io.Reader) *Reader { return &Reader{s: jsonl.NewScanner(r)} }
 
 // Scan advances to the next event.
 func (r *Reader) Scan() bool {
-	for r.err == nil {
-		b, err := r.r.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			r.err = err
-			return false
-		}
-		if len(b) == 0 {
-			return false
-		}
-		r.line++
-		torn := err == io.EOF
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			if torn {
-				return false
-			}
-			continue
-		}
+	for r.s.Scan() {
 		var ev Event
-		if perr := json.Unmarshal(b, &ev); perr != nil {
-			r.bad = append(r.bad, &LineError{Line: r.line, Torn: torn, Err: perr})
-			if torn {
-				return false
-			}
+		if err := json.Unmarshal(r.s.Bytes(), &ev); err != nil {
+			r.s.Bad(err)
 			continue
 		}
 		r.ev = ev
@@ -145,15 +115,15 @@ func (r *Reader) Scan() bool {
 func (r *Reader) Event() Event { return r.ev }
 
 // Err is a read error of the underlying file (not a bad line).
-func (r *Reader) Err() error { return r.err }
+func (r *Reader) Err() error { return r.s.Err() }
 
 // BadLines lists the lines that could not be read, the torn tail included.
-func (r *Reader) BadLines() []*LineError { return r.bad }
+func (r *Reader) BadLines() []*jsonl.SyntaxError { return r.s.BadLines() }
 
 // ReadLogFile reads a whole log. Bad lines do not make it fail: they come
 // back for the caller to report (a torn last line is the normal mark of a
 // crash).
-func ReadLogFile(path string) ([]Event, []*LineError, error) {
+func ReadLogFile(path string) ([]Event, []*jsonl.SyntaxError, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,22 +26,25 @@ func everyEvent() []Event {
 	sum := probe.Summary{DurationS: 20, Ops: 2000, OpsPerS: 100, MiBPerS: 0.39, P50Ms: 9.8, P95Ms: 12, P99Ms: 15, MaxMs: 40, Ended: probe.EndCompleted, Workload: spec}
 	ch := knob.Change{Knob: "tmpfs", Settings: knob.Settings{"size": "1g"}, Do: []string{"mount -t tmpfs"}, Undo: []string{"umount"}, Before: "ext4", After: "tmpfs"}
 	data := []any{
-		&SessionStart{Version: "v1", Playbook: "local-disk", Source: "embedded:local-disk", YAML: "name: x\n", Workload: spec, Reference: "ref.jsonl", Host: "db-1", DryRun: true},
+		&SessionStart{Version: "v1", Playbook: "local-disk", Source: "embedded:local-disk", YAML: "name: x\n", Workload: spec, Reference: "ref.jsonl", Host: "db-1", DryRun: true,
+			Metric: "p99_ms", Threshold: 0.2, WarmupS: 3, Steps: []PlannedStep{{ID: "tmpfs", Title: "tmpfs", Hypothesis: "the disk", Reproduce: true, Knobs: []knob.Use{{Knob: "tmpfs", With: knob.Settings{"size": "1g"}}}}}},
 		&HostFacts{Hostname: "db-1", Kernel: "6.1", CPU: "Xeon", CPUs: 4, MemoryBytes: 1 << 34, Root: true, DataDir: "/var/lib/mysql", MountPoint: "/", Filesystem: "ext4", MountOptions: "rw,relatime", Device: "nvme0n1", Scheduler: "none", Rotational: &rot},
 		&StepStart{Title: "tmpfs", Hypothesis: "the disk", Reproduce: true, Knobs: []knob.Use{{Knob: "tmpfs", With: knob.Settings{"size": "1g"}}}, DurationS: 20},
 		&KnobEvent{Action: KnobRevertFailed, Change: ch, Error: "busy"},
 		&probe.Sample{Sec: 3, OpsPerS: 101.5, MiBPerS: 0.396, P50Ms: 9.7, P95Ms: 11, P99Ms: 14, MaxMs: 30, Errors: 1},
 		&Verdict{Against: AgainstReference, Verdict: verdict.Verdict{Metric: "p50_ms", BaseMedian: 1, StepMedian: 2, Ratio: 2, CILow: 1.8, CIHigh: 2.2, Confidence: 0.95, P: 0.001, NBase: 8, NStep: 8, Outcome: verdict.Regressed, Why: "2x"}},
 		&StepEnd{State: StateGone, Reason: "fast", Summary: &sum, DurationS: 20.5},
-		&Decision{State: StateGone, Meaning: "the disk", Next: "fsync"},
-		&Decision{State: StatePersists, Conclusion: "not the disk"},
+		&Extend{BySeconds: 10, PlannedS: 30, MaxS: 70},
+		&Decision{Meaning: "the disk", Next: "fsync"},
+		&Decision{Conclusion: "not the disk"},
 		&Note{Text: "rebooted db-2 at 03:10"},
 		&ErrorEvent{Message: "agent died", Action: "step ended"},
 		&SessionEnd{Ended: EndInterrupted, Conclusion: "x", Error: "ctrl-c"},
+		&sum,
 	}
 	var evs []Event
 	for i, d := range data {
-		evs = append(evs, Event{Type: typeOf(d), Time: at.Add(time.Duration(i) * time.Second), Step: "tmpfs", Data: d})
+		evs = append(evs, NewEvent(at.Add(time.Duration(i)*time.Second), "tmpfs", d))
 	}
 	return evs
 }
@@ -71,6 +75,26 @@ func TestLogRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestEveryPayloadHasItsType holds the one table of payloads to both
+// directions, and the round trip above to every type in it.
+func TestEveryPayloadHasItsType(t *testing.T) {
+	seen := map[Type]bool{}
+	for _, e := range everyEvent() {
+		seen[e.Type] = true
+	}
+	for _, p := range payloads {
+		if e := NewEvent(time.Time{}, "", p.new()); e.Type != p.typ {
+			t.Errorf("NewEvent of a %T: type %q, want %q", p.new(), e.Type, p.typ)
+		}
+		if got, want := reflect.TypeOf(newPayload(p.typ)), reflect.TypeOf(p.new()); got != want {
+			t.Errorf("payload of %q: %v, want %v", p.typ, got, want)
+		}
+		if !seen[p.typ] {
+			t.Errorf("everyEvent has no %s event: the round trip does not cover it", p.typ)
+		}
 	}
 }
 

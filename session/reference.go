@@ -56,14 +56,15 @@ func LoadRun(path, step string) (*Run, error) {
 	for _, b := range bad {
 		run.Bad = append(run.Bad, b)
 	}
-	if step == "" {
-		run.Samples = Samples(evs)
-	} else {
-		for _, e := range evs {
-			if s, ok := e.Data.(*probe.Sample); ok && e.Step == step {
-				run.Samples = append(run.Samples, *s)
-			}
-		}
+	w := Fold(evs)
+	switch s, ok := w.Step(step); {
+	case ok:
+		run.Samples = s.Samples
+	case step != "":
+	case w.Reproduce() != nil:
+		run.Samples = w.Reproduce().Samples
+	default: // probe output: its seconds belong to no step
+		run.Samples = w.Loose
 	}
 	if len(run.Samples) == 0 {
 		what := "a session log, 'perfbisect probe --json' output, or saved sysbench, pgbench or fio output"
@@ -73,23 +74,4 @@ func LoadRun(path, step string) (*Run, error) {
 		return nil, fmt.Errorf("%s: no samples in it (want %s)", path, what)
 	}
 	return run, nil
-}
-
-// Samples picks a run's samples from events: those of the reproduce step of
-// a session log, or every sample of a probe's output (which has no steps).
-func Samples(evs []Event) []probe.Sample {
-	repro := ""
-	for _, e := range evs {
-		if s, ok := e.Data.(*StepStart); ok && s.Reproduce {
-			repro = e.Step
-			break
-		}
-	}
-	var out []probe.Sample
-	for _, e := range evs {
-		if s, ok := e.Data.(*probe.Sample); ok && e.Step == repro {
-			out = append(out, *s)
-		}
-	}
-	return out
 }

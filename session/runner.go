@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,23 +49,19 @@ type Options struct {
 const minJudged = 5
 
 // Runner walks a playbook on a host, one step at a time, and says every
-// thing it does as an Event. The headless walk calls Walk; an interactive
-// front end calls Start, Step and End itself.
+// thing it does as an Event. The headless walk calls Run; an interactive
+// front end calls Start, Step and End itself. Its methods may be called
+// from several goroutines (a note while a step runs): each event is folded
+// into its Walk and emitted under one lock, so both see one order.
 type Runner struct {
-	opt     Options
-	extra   atomic.Int64   // nanoseconds the operator added to the running step
-	repro   []probe.Sample // samples of the reproduce step: the regression
-	results []StepResult
-}
+	opt   Options
+	extra atomic.Int64 // nanoseconds the operator added to the running step
 
-// StepResult is what a step came to.
-type StepResult struct {
-	Step     *playbook.Step
-	State    State
-	Reason   string
-	Verdicts []Verdict
-	Decision Decision
-	Summary  *probe.Summary
+	mu   sync.Mutex
+	walk *Walk
+	// limits of the step under way, for Extend: its planned length and
+	// how far it may run while not yet judged.
+	base, limit time.Duration
 }
 
 // Validate checks the options before anything is recorded: a playbook and a
@@ -98,18 +95,55 @@ func NewRunner(opt Options) (*Runner, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Runner{opt: opt}, nil
+	return &Runner{opt: opt, walk: NewWalk()}, nil
 }
 
-// Extend lengthens the running step by d (the `x` key). It is safe to call
-// from any goroutine; it applies to the step under way.
-func (r *Runner) Extend(d time.Duration) { r.extra.Add(int64(d)) }
+// Extend lengthens the running step by d (the `x` key), and records it so
+// that a replay shows the length the screen showed. It applies to the step
+// under way; with none, it does nothing.
+func (r *Runner) Extend(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.walk.Current()
+	if cur == nil || r.base == 0 {
+		return
+	}
+	extra := time.Duration(r.extra.Add(int64(d)))
+	r.emitLocked(cur.ID, &Extend{BySeconds: d.Seconds(), PlannedS: (r.base + extra).Seconds(), MaxS: (r.limit + extra).Seconds()})
+}
 
-// Results lists the steps run so far, in order.
-func (r *Runner) Results() []StepResult { return r.results }
+// Walk is the walk so far, as the runner's own events tell it. It is the
+// runner's: read it between the runner's calls, not during one.
+func (r *Runner) Walk() *Walk { return r.walk }
 
 func (r *Runner) emit(step string, data any) {
-	r.opt.Emit(NewEvent(r.opt.Now(), step, data))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.emitLocked(step, data)
+}
+
+func (r *Runner) emitLocked(step string, data any) {
+	e := NewEvent(r.opt.Now(), step, data)
+	r.walk.Apply(e)
+	r.opt.Emit(e)
+}
+
+// stepState is a copy of what step id came to, for the caller of Step.
+func (r *Runner) stepState(id string) StepState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, _ := r.walk.Step(id)
+	return *s
+}
+
+// regression is the reproduce step's seconds, the baseline of the others.
+func (r *Runner) regression() []probe.Sample {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.walk.Reproduce(); s != nil {
+		return s.Samples
+	}
+	return nil
 }
 
 // Start records the session and the host.
@@ -119,6 +153,7 @@ func (r *Runner) Start(ctx context.Context) {
 		Version: r.opt.Version, Playbook: pb.Name, Source: pb.Source, YAML: string(pb.YAML),
 		Workload: r.opt.Workload, Reference: r.opt.ReferenceFile, ReferenceSamples: r.opt.Reference,
 		Host: r.opt.Host.Name(), DryRun: r.opt.DryRun,
+		Metric: pb.Metric, Threshold: pb.Threshold, WarmupS: pb.Warmup.Std().Seconds(), Steps: PlannedSteps(pb),
 	})
 	facts, err := r.opt.Host.Facts(ctx, r.opt.Workload.Dir)
 	if err != nil {
@@ -128,10 +163,10 @@ func (r *Runner) Start(ctx context.Context) {
 	r.emit("", &facts)
 }
 
-// Walk runs the whole playbook from its first step, following each
+// Run walks the whole playbook from its first step, following each
 // decision, until a conclusion, and returns it. A cancelled ctx stops the
 // running step (its knobs are put back) and ends the session interrupted.
-func (r *Runner) Walk(ctx context.Context) (string, error) {
+func (r *Runner) Run(ctx context.Context) (string, error) {
 	r.Start(ctx)
 	if r.opt.DryRun {
 		return r.dryRun(ctx)
@@ -144,6 +179,11 @@ func (r *Runner) Walk(ctx context.Context) (string, error) {
 			return "", ctx.Err()
 		}
 		d := res.Decision
+		if d == nil { // every step's end is followed by its decision
+			err := fmt.Errorf("step %s ended without a decision", step.ID)
+			r.End(EndFailed, "", err.Error())
+			return "", err
+		}
 		if d.Conclusion != "" {
 			r.End(EndConcluded, d.Conclusion, "")
 			return d.Conclusion, nil
@@ -167,18 +207,14 @@ func (r *Runner) End(how Ending, conclusion, why string) {
 func (r *Runner) Note(step, text string) { r.emit(step, &Note{Text: text}) }
 
 // Skip records that the operator skipped a step, and where the playbook goes.
-func (r *Runner) Skip(step *playbook.Step, why string) StepResult {
+func (r *Runner) Skip(step *playbook.Step, why string) StepState {
 	r.emit(step.ID, r.stepStart(step))
-	return r.finish(step, StepResult{Step: step, State: StateSkipped, Reason: why}, "unavailable", 0)
+	return r.finish(step, StepEnd{State: StateSkipped, Reason: why}, "")
 }
 
 func (r *Runner) stepStart(step *playbook.Step) *StepStart {
-	uses := make([]knob.Use, len(step.Knobs))
-	for i, k := range step.Knobs {
-		uses[i] = knob.Use{Knob: k.Knob, With: k.With}
-	}
 	return &StepStart{Title: step.Title, Hypothesis: step.Hypothesis, Reproduce: step.Reproduce,
-		Knobs: uses, DurationS: r.duration(step).Seconds()}
+		Knobs: step.Knobs, DurationS: r.duration(step).Seconds()}
 }
 
 func (r *Runner) duration(step *playbook.Step) time.Duration {
@@ -202,59 +238,28 @@ func (r *Runner) maxDuration(step *playbook.Step) time.Duration {
 	return 3 * d
 }
 
-// finish records the end of a step and the playbook's decision on it.
-func (r *Runner) finish(step *playbook.Step, res StepResult, outcome string, took time.Duration) StepResult {
-	r.emit(step.ID, &StepEnd{State: res.State, Reason: res.Reason, Summary: res.Summary, DurationS: took.Seconds()})
-	t := step.Target(outcome)
-	meaning := step.Meaning[outcome]
-	switch res.State {
-	case StateMeasured, StateInconclusive, StateUnavailable, StateSkipped, StateFailed, StateInterrupted:
-		// The playbook's words are for an outcome the step did not have:
-		// say what really happened.
-		meaning = res.Reason
+// finish records the end of a step and the decision on it: where the
+// playbook goes on the outcome its state selects, or the runner's own
+// conclusion when it has one (own) because the playbook's branches cannot
+// apply.
+func (r *Runner) finish(step *playbook.Step, end StepEnd, own string) StepState {
+	r.emit(step.ID, &end)
+	// The playbook's words are for a judged outcome; for any other, say
+	// what really happened.
+	d := Decision{Meaning: end.Reason, Conclusion: own}
+	if own == "" {
+		o := end.State.Outcome()
+		t := step.Target(o)
+		d.Next, d.Conclusion = t.Next, t.Conclude
+		if end.State.judged() {
+			d.Meaning = step.Meaning[o]
+		}
 	}
-	res.Decision = Decision{State: res.State, Meaning: meaning, Next: t.Next, Conclusion: t.Conclude}
-	r.emit(step.ID, &res.Decision)
-	r.results = append(r.results, res)
-	return res
+	r.emit(step.ID, &d)
+	return r.stepState(step.ID)
 }
 
 func (r *Runner) verdictOptions() verdict.Options {
 	pb := r.opt.Playbook
 	return verdict.Options{Metric: pb.Metric, Threshold: pb.Threshold}
-}
-
-// NewEvent is an event of step at time at carrying data, one of the
-// payload types of the event table (*SessionStart, *probe.Sample, …), its
-// Type set from data. An unknown payload panics: it is a programming error.
-func NewEvent(at time.Time, step string, data any) Event {
-	return Event{Type: typeOf(data), Time: at, Step: step, Data: data}
-}
-
-func typeOf(data any) Type {
-	switch data.(type) {
-	case *SessionStart:
-		return TypeSession
-	case *HostFacts:
-		return TypeHost
-	case *StepStart:
-		return TypeStepStart
-	case *StepEnd:
-		return TypeStepEnd
-	case *KnobEvent:
-		return TypeKnob
-	case *probe.Sample:
-		return TypeSample
-	case *Verdict:
-		return TypeVerdict
-	case *Decision:
-		return TypeDecision
-	case *Note:
-		return TypeNote
-	case *ErrorEvent:
-		return TypeError
-	case *SessionEnd:
-		return TypeSessionEnd
-	}
-	panic(fmt.Sprintf("session: no event type for %T", data))
 }

@@ -53,6 +53,16 @@ func (w *walk) of(typ Type, step string) []Event {
 	return out
 }
 
+// regression gives r a measured reproduce step of those seconds, as if it
+// had run, for a test of a later step.
+func regression(r *Runner, ss []probe.Sample) {
+	r.emit("reproduce", &StepStart{Title: "reproduce", Reproduce: true})
+	for i := range ss {
+		r.emit("reproduce", &ss[i])
+	}
+	r.emit("reproduce", &StepEnd{State: StateMeasured})
+}
+
 func newTestRunner(t *testing.T, w *walk, pb *playbook.Playbook) *Runner {
 	t.Helper()
 	spec := pb.Workload
@@ -69,16 +79,17 @@ func TestWalkDiskTmpfsFsync(t *testing.T) {
 	w := &walk{}
 	pb := quickPlaybook(t)
 	r := newTestRunner(t, w, pb)
-	conclusion, err := r.Walk(context.Background())
+	conclusion, err := r.Run(context.Background())
 	if err != nil {
-		t.Fatalf("Walk: %v", err)
+		t.Fatalf("Run: %v", err)
 	}
 	want := map[string]State{"reproduce": StateMeasured, "tmpfs": StateGone, "fsync": StateGone, "volume": StateUnavailable}
 	var got []string
-	for _, res := range r.Results() {
-		got = append(got, res.Step.ID)
-		if res.State != want[res.Step.ID] {
-			t.Errorf("step %s: %s (%s), want %s", res.Step.ID, res.State, res.Reason, want[res.Step.ID])
+	for _, e := range w.of(TypeStepEnd, "") {
+		got = append(got, e.Step)
+		s, _ := r.Walk().Step(e.Step)
+		if s.State != want[s.ID] {
+			t.Errorf("step %s: %s (%s), want %s", s.ID, s.State, s.Reason, want[s.ID])
 		}
 	}
 	if strings.Join(got, " ") != "reproduce tmpfs fsync volume" {
@@ -146,7 +157,7 @@ func TestStepPutsKnobsBackOnCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.repro = []probe.Sample{{Sec: 1, OpsPerS: 1, P50Ms: 1}}
+	regression(r, []probe.Sample{{Sec: 1, OpsPerS: 1, P50Ms: 1}})
 	res := r.Step(ctx, &pb.Steps[1])
 	if res.State != StateInterrupted {
 		t.Errorf("state %s (%s), want interrupted", res.State, res.Reason)
@@ -201,7 +212,7 @@ func TestWorkloadFailureEndsTheStepNotTheWalk(t *testing.T) {
 	w := &walk{}
 	r := newTestRunner(t, w, pb)
 	r.opt.Workload.Dir = testutil.Tmpfs(t, "1m") // the 8 MiB file cannot be preallocated
-	r.repro = []probe.Sample{{Sec: 1, OpsPerS: 1, P50Ms: 1}}
+	regression(r, []probe.Sample{{Sec: 1, OpsPerS: 1, P50Ms: 1}})
 	res := r.Step(context.Background(), &pb.Steps[2])
 	if res.State != StateFailed || !strings.Contains(res.Reason, "no space left on device") {
 		t.Errorf("state %s (%s), want failed with the reason", res.State, res.Reason)
@@ -228,7 +239,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Walk(context.Background()); err != nil {
+	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(w.of(TypeSample, "")); n != 0 {

@@ -11,9 +11,6 @@ import (
 	"github.com/perfbisect/perfbisect/session/playbook"
 )
 
-// StateInterrupted ends a step stopped by Ctrl-C or a quit.
-const StateInterrupted State = "interrupted"
-
 // revertTimeout bounds the reverts of a step that run after its context
 // is cancelled: a quit must still put the host back.
 const revertTimeout = 2 * time.Minute
@@ -27,38 +24,37 @@ type applied struct {
 // Step runs one step: it plans its knobs, asks before changing the host,
 // applies them, measures, puts every knob back (also on error, on a
 // cancelled ctx and on panic), judges, and records the playbook's decision.
-func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult) {
+func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 	begin := r.opt.Now()
-	took := func() time.Duration { return r.opt.Now().Sub(begin) }
+	took := func() float64 { return r.opt.Now().Sub(begin).Seconds() }
 	r.extra.Store(0) // an x pressed from here on counts for this step
 	r.emit(step.ID, r.stepStart(step))
-	res = StepResult{Step: step}
+	var sum *probe.Summary
 	var done []applied // the knobs applied and not yet put back
-	stop := func(state State, why, outcome string) StepResult {
+	stop := func(state State, why string) StepState {
 		// Put back before the step's end is recorded: the log must not
 		// close a step whose knobs are still applied.
 		r.revertAll(ctx, step.ID, done)
 		done = nil
-		res.State, res.Reason = state, why
-		return r.finish(step, res, outcome, took())
+		return r.finish(step, StepEnd{State: state, Reason: why, Summary: sum, DurationS: took()}, "")
 	}
 
 	spec := r.opt.Workload
 	changes, unavailable, err := r.plan(ctx, step, spec)
 	switch {
 	case unavailable != nil:
-		return stop(StateUnavailable, unavailable.Error(), "unavailable")
+		return stop(StateUnavailable, unavailable.Error())
 	case err != nil:
 		r.emit(step.ID, &ErrorEvent{Message: err.Error(), Action: "the step does not run; nothing was changed"})
-		return stop(StateFailed, err.Error(), "unavailable")
+		return stop(StateFailed, err.Error())
 	}
 	if len(changes) > 0 && r.opt.Confirm != nil {
 		ok, err := r.opt.Confirm(ctx, step, changes)
 		if err != nil {
-			return stop(StateSkipped, fmt.Sprintf("could not ask before changing the host: %v", err), "unavailable")
+			return stop(StateSkipped, fmt.Sprintf("could not ask before changing the host: %v", err))
 		}
 		if !ok {
-			return stop(StateSkipped, "the operator declined the changes", "unavailable")
+			return stop(StateSkipped, "the operator declined the changes")
 		}
 	}
 
@@ -67,16 +63,15 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult)
 		r.revertAll(ctx, step.ID, done)
 	}()
 	for _, use := range step.Knobs {
-		ku := knob.Use{Knob: use.Knob, With: use.With}
-		next, ch, revert, err := r.opt.Host.Apply(ctx, ku, spec, r.opt.Operator)
+		next, ch, revert, err := r.opt.Host.Apply(ctx, use, spec, r.opt.Operator)
 		var un *knob.Unavailable
 		if errors.As(err, &un) {
 			r.emit(step.ID, &KnobEvent{Action: KnobUnavailable, Change: knob.Change{Knob: use.Knob, Settings: use.With}, Error: un.Reason})
-			return stop(StateUnavailable, un.Error(), "unavailable")
+			return stop(StateUnavailable, un.Error())
 		}
 		if err != nil {
 			r.emit(step.ID, &ErrorEvent{Message: fmt.Sprintf("apply %s: %v", use.Knob, err), Action: "the step stops; what was applied is put back"})
-			return stop(StateFailed, fmt.Sprintf("apply %s: %v", use.Knob, err), "unavailable")
+			return stop(StateFailed, fmt.Sprintf("apply %s: %v", use.Knob, err))
 		}
 		done = append(done, applied{ch, revert})
 		r.emit(step.ID, &KnobEvent{Action: KnobApplied, Change: ch})
@@ -84,49 +79,43 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) (res StepResult)
 	}
 
 	samples, sum, stoppedEarly, err := r.measure(ctx, step, spec)
-	res.Summary = sum
 	r.revertAll(ctx, step.ID, done)
 	done = nil
-	if step.Reproduce {
-		r.repro = samples
-	}
 	switch {
 	case ctx.Err() != nil:
-		return stop(StateInterrupted, "interrupted", "unavailable")
+		return stop(StateInterrupted, "interrupted")
 	case err != nil && !stoppedEarly:
 		r.emit(step.ID, &ErrorEvent{Message: err.Error(), Action: fmt.Sprintf("step ended after %d s; its samples are kept", len(samples))})
 		if step.Reproduce {
-			res.State, res.Reason = StateFailed, err.Error()
-			return r.conclude(step, res, took(), "The reproduce step could not be measured ("+err.Error()+"); without it no other step can be judged. Fix the workload and run again.")
+			return r.finish(step, StepEnd{State: StateFailed, Reason: err.Error(), Summary: sum, DurationS: took()},
+				"The reproduce step could not be measured ("+err.Error()+"); without it no other step can be judged. Fix the workload and run again.")
 		}
-		return stop(StateFailed, err.Error(), "unavailable")
+		return stop(StateFailed, err.Error())
 	}
 
-	j, err := judge(step.Reproduce, r.opt.Reference, r.repro, samples, r.verdictOptions(), r.opt.Playbook.Warmup)
+	j, err := judge(step.Reproduce, r.opt.Reference, r.regression(), samples, r.verdictOptions(), r.opt.Playbook.Warmup)
 	if err != nil {
-		return stop(StateFailed, err.Error(), "unavailable")
+		return stop(StateFailed, err.Error())
 	}
 	for i := range j.verdicts {
 		r.emit(step.ID, &j.verdicts[i])
 	}
-	res.Verdicts = j.verdicts
 	if step.Reproduce && j.state == StateInconclusive {
 		// Not knowing whether the regression is there is not the
 		// playbook's "persists" or "gone": say so and stop.
-		res.State, res.Reason = j.state, j.verdicts[0].Why
-		return r.conclude(step, res, took(), fmt.Sprintf(
+		why := j.verdicts[0].Why
+		return r.finish(step, StepEnd{State: j.state, Reason: why, Summary: sum, DurationS: took()}, fmt.Sprintf(
 			"Not known whether the regression is here: after %d s the reproduce step is still inconclusive against the reference (%s). Run it longer (--max-duration), on a quieter host, or with a steadier workload.",
-			len(samples), j.verdicts[0].Why))
+			len(samples), why))
 	}
-	return stop(j.state, j.note, j.outcome)
+	return stop(j.state, j.note)
 }
 
 // plan asks the host what each knob would change, and records it.
 func (r *Runner) plan(ctx context.Context, step *playbook.Step, spec probe.Spec) ([]knob.Change, *knob.Unavailable, error) {
 	var changes []knob.Change
 	for _, use := range step.Knobs {
-		ku := knob.Use{Knob: use.Knob, With: use.With}
-		ch, err := r.opt.Host.Plan(ctx, ku, spec)
+		ch, err := r.opt.Host.Plan(ctx, use, spec)
 		var un *knob.Unavailable
 		if errors.As(err, &un) {
 			r.emit(step.ID, &KnobEvent{Action: KnobUnavailable, Change: knob.Change{Knob: use.Knob, Settings: use.With}, Error: un.Reason})
@@ -147,11 +136,20 @@ func (r *Runner) plan(ctx context.Context, step *playbook.Step, spec probe.Spec)
 // no restart. It returns every sample it got, even when the workload failed.
 func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Spec) ([]probe.Sample, *probe.Summary, bool, error) {
 	base, limit := r.duration(step), r.maxDuration(step)
+	repro := r.regression()
 	// Without a baseline no length of step can tell: run it as planned.
-	canJudge := len(r.opt.Reference) > 0 || !step.Reproduce && len(r.repro) > 0
+	canJudge := len(r.opt.Reference) > 0 || !step.Reproduce && len(repro) > 0
 	if !canJudge {
 		limit = base
 	}
+	r.mu.Lock()
+	r.base, r.limit = base, limit
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.base, r.limit = 0, 0
+		r.mu.Unlock()
+	}()
 	spec.Duration = probe.Duration(limit + workloadSlack)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -161,7 +159,6 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 	}
 	var samples []probe.Sample
 	stopped := false
-	var noted time.Duration // the extension the log has been told of
 	for s := range run.Samples() {
 		samples = append(samples, s)
 		r.emit(step.ID, &s)
@@ -169,15 +166,11 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 			continue
 		}
 		at, extra := time.Duration(s.Sec)*time.Second, time.Duration(r.extra.Load())
-		if extra != noted {
-			noted = extra
-			r.emit(step.ID, &Note{Text: fmt.Sprintf("the operator extended the step to %v (and, while not yet judged, up to %v)", base+extra, limit+extra)})
-		}
 		switch {
 		case at >= limit+extra:
 			stopped = true
 		case canJudge && at >= base+extra:
-			j, err := judge(step.Reproduce, r.opt.Reference, r.repro, samples, r.verdictOptions(), r.opt.Playbook.Warmup)
+			j, err := judge(step.Reproduce, r.opt.Reference, repro, samples, r.verdictOptions(), r.opt.Playbook.Warmup)
 			stopped = err == nil && j.state != StateInconclusive // known: stop here, not at the limit
 		}
 		if stopped {
@@ -214,16 +207,6 @@ func (r *Runner) revertAll(ctx context.Context, step string, done []applied) {
 		}
 		r.emit(step, &KnobEvent{Action: KnobReverted, Change: a.change})
 	}
-}
-
-// conclude ends a step with a conclusion of the runner's own, for when the
-// playbook's branches cannot apply.
-func (r *Runner) conclude(step *playbook.Step, res StepResult, took time.Duration, conclusion string) StepResult {
-	r.emit(step.ID, &StepEnd{State: res.State, Reason: res.Reason, Summary: res.Summary, DurationS: took.Seconds()})
-	res.Decision = Decision{State: res.State, Meaning: res.Reason, Conclusion: conclusion}
-	r.emit(step.ID, &res.Decision)
-	r.results = append(r.results, res)
-	return res
 }
 
 // dryRun describes every step's changes in playbook order, applying none.

@@ -51,7 +51,7 @@ func BenchmarkViewLive120x40(b *testing.B) {
 // state: a sample event into the rings. It must not allocate.
 func BenchmarkApplySample(b *testing.B) {
 	pb := quickPlaybook(b)
-	st := newWalkState(pb)
+	st := newWalkState()
 	rec := &recorder{at: t0}
 	rec.start(b, pb, quickYAML(b), referenceRun(600))
 	rec.stepStart(&pb.Steps[1], 6)
@@ -113,7 +113,7 @@ func hourLog(b *testing.B) string {
 		if i+1 < len(pb.Steps) {
 			next = pb.Steps[i+1].ID
 		}
-		rec.emit(step.ID, &session.Decision{State: session.StatePersists, Next: next})
+		rec.emit(step.ID, &session.Decision{Next: next})
 	}
 	rec.emit("", &session.SessionEnd{Ended: session.EndConcluded, Conclusion: "the volume type"})
 
@@ -147,7 +147,7 @@ func BenchmarkReplayOpen1h(b *testing.B) {
 // live step costs no garbage, however long the walk.
 func TestApplySampleDoesNotAllocate(t *testing.T) {
 	pb := quickPlaybook(t)
-	st := newWalkState(pb)
+	st := newWalkState()
 	rec := &recorder{at: t0}
 	rec.start(t, pb, quickYAML(t), referenceRun(600))
 	rec.stepStart(&pb.Steps[0], 6)

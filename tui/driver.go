@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"sync"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/perfbisect/perfbisect/probe/knob"
@@ -30,7 +31,7 @@ type askMsg struct {
 // stepDoneMsg says the runner finished a step (its events came before).
 type stepDoneMsg struct {
 	step string
-	res  session.StepResult
+	res  session.StepState
 }
 
 type driver struct {
@@ -99,6 +100,14 @@ func (d *driver) skip(step *playbook.Step, why string) tea.Cmd {
 	return func() tea.Msg {
 		res := d.runner.Skip(step, why)
 		return stepDoneMsg{step: step.ID, res: res}
+	}
+}
+
+// extend lengthens the running step; the runner records it.
+func (d *driver) extend(by time.Duration) tea.Cmd {
+	return func() tea.Msg {
+		d.runner.Extend(by)
+		return nil
 	}
 }
 

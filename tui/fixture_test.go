@@ -84,11 +84,7 @@ func (r *recorder) start(t testing.TB, pb *playbook.Playbook, yaml string, ref [
 }
 
 func (r *recorder) stepStart(step *playbook.Step, seconds float64) {
-	var uses []knob.Use
-	for _, k := range step.Knobs {
-		uses = append(uses, knob.Use{Knob: k.Knob, With: k.With})
-	}
-	r.emit(step.ID, &session.StepStart{Title: step.Title, Hypothesis: step.Hypothesis, Reproduce: step.Reproduce, Knobs: uses, DurationS: seconds})
+	r.emit(step.ID, &session.StepStart{Title: step.Title, Hypothesis: step.Hypothesis, Reproduce: step.Reproduce, Knobs: step.Knobs, DurationS: seconds})
 }
 
 // samples records seconds from..to of a run at base ms, one a second.
@@ -195,7 +191,7 @@ func (w *walkScript) step(id string) *playbook.Step {
 
 // done is the driver saying the step finished with decision d.
 func (w *walkScript) done(id string, d session.Decision) {
-	w.send(stepDoneMsg{step: id, res: session.StepResult{Step: w.step(id), Decision: d}})
+	w.send(stepDoneMsg{step: id, res: session.StepState{PlannedStep: session.PlannedStep{ID: id}, Decision: &d}})
 }
 
 // started: the session start and the host facts.
@@ -209,13 +205,13 @@ func (w *walkScript) started() *walkScript {
 func (w *walkScript) reproduced() *walkScript {
 	w.key("enter")
 	w.reproducedEvents()
-	w.done("reproduce", session.Decision{State: session.StateRegressed, Next: "tmpfs"})
+	w.done("reproduce", session.Decision{Next: "tmpfs"})
 	return w
 }
 
 // reproducedEvents is what the runner says of the reproduce step.
 func (w *walkScript) reproducedEvents() {
-	d := session.Decision{State: session.StateRegressed, Next: "tmpfs"}
+	d := session.Decision{Next: "tmpfs"}
 	w.record(func(r *recorder) {
 		r.wait(time.Second)
 		r.stepStart(w.step("reproduce"), 6)
@@ -255,7 +251,7 @@ func (w *walkScript) running() *walkScript {
 // concluded: the rest of the walk, tmpfs gone, fsync gone, the volume type
 // unavailable, and the playbook's conclusion.
 func (w *walkScript) concluded() *walkScript {
-	gone := session.Decision{State: session.StateGone, Next: "fsync"}
+	gone := session.Decision{Next: "fsync"}
 	w.record(func(r *recorder) {
 		r.samples("tmpfs", 6, 6, tmpfsMs)
 		r.emit("tmpfs", &session.KnobEvent{Action: session.KnobReverted, Change: tmpfsChange()})
@@ -274,7 +270,7 @@ func (w *walkScript) concluded() *walkScript {
 	})
 	w.send(askMsg{title: "step fsync will change this host", changes: []knob.Change{fsyncChange()}, reply: make(chan bool, 1)})
 	w.key("y")
-	fsyncGone := session.Decision{State: session.StateGone, Next: "volume"}
+	fsyncGone := session.Decision{Next: "volume"}
 	w.record(func(r *recorder) {
 		r.wait(time.Second)
 		r.emit("fsync", &session.KnobEvent{Action: session.KnobApplied, Change: fsyncChange()})
@@ -291,7 +287,7 @@ func (w *walkScript) concluded() *walkScript {
 	w.key("enter")
 	const why = "volume-type: not on EC2 (no instance metadata at 169.254.169.254)"
 	const c = "flush latency of this disk; the volume type could not be tried here"
-	unavailable := session.Decision{State: session.StateUnavailable, Meaning: why, Conclusion: c}
+	unavailable := session.Decision{Meaning: why, Conclusion: c}
 	w.record(func(r *recorder) {
 		r.stepStart(w.step("volume"), 6)
 		r.emit("volume", &session.KnobEvent{Action: session.KnobUnavailable,

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/tui/chart"
@@ -29,7 +30,8 @@ const extendBy = 10 * time.Second
 // Model is the investigation screen.
 type Model struct {
 	st     *walkState
-	now    time.Time // the last tick of the clock (live only)
+	pb     *playbook.Playbook // the live walk's: its steps are run by id
+	now    time.Time          // the last tick of the clock (live only)
 	keys   keyMap
 	help   help.Model
 	bar    progress.Model
@@ -41,9 +43,9 @@ type Model struct {
 
 	// what the operator set
 	selected int
-	focus    int // 0: steps, 1: charts
-	metric   chart.Metric
-	window   int // index in windows
+	focus    int         // 0: steps, 1: charts
+	metric   probe.Field // the latency chart's field
+	window   int         // index in windows
 	frozen   *walkState
 	showHelp bool
 
@@ -95,8 +97,8 @@ func NewLive(ctx context.Context, o Options) (*Model, error) {
 		return nil, err
 	}
 	drv.runner = r
-	m := newModel(newWalkState(opt.Playbook), newKeyMap(false), o.Color)
-	m.ctx, m.drv, m.logPath = ctx, drv, o.LogPath
+	m := newModel(newWalkState(), newKeyMap(false), o.Color)
+	m.ctx, m.drv, m.logPath, m.pb = ctx, drv, o.LogPath, opt.Playbook
 	return m, nil
 }
 
@@ -107,7 +109,7 @@ func newModel(st *walkState, keys keyMap, color bool) *Model {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithSolidFill("7"))
 	bar.Full, bar.Empty = '#', '.'
 	return &Model{st: st, keys: keys, help: help.New(), bar: bar, input: in, styles: newStyles(), color: color,
-		metric: chart.P99, window: 1, width: 80, height: 24}
+		metric: probe.FieldP99, window: 1, width: 80, height: 24}
 }
 
 func (m *Model) Init() tea.Cmd {
@@ -138,10 +140,10 @@ func (m *Model) Summary() string {
 	for _, l := range m.st.reverts {
 		b.WriteString(l + "\n")
 	}
-	if c := m.st.conclusion(); c != "" {
+	if c := m.st.Conclusion(); c != "" {
 		b.WriteString("conclusion: " + c + "\n")
-	} else if m.st.end != nil {
-		b.WriteString("session " + string(m.st.end.Ended) + suffix(": ", m.st.end.Error) + "\n")
+	} else if end := m.st.End; end != nil {
+		b.WriteString("session " + string(end.Ended) + suffix(": ", end.Error) + "\n")
 	}
 	return b.String()
 }
@@ -175,7 +177,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ended = true
 		if m.quitting {
 			// Stay a moment on the screen that shows the knobs put back.
-			if m.st.revertBad {
+			if m.st.RevertFailed() {
 				m.st.note("session closed; a knob could NOT be put back (see above) — leaving")
 			} else {
 				m.st.note("session closed; every knob is put back — leaving")
@@ -201,8 +203,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.drv.end(session.EndInterrupted, "", "interrupted")
 	case replayMsg:
 		cmd := m.rp.update(m, msg)
-		if m.st.current >= 0 {
-			m.selected = m.st.current // follow the step being replayed
+		if cur := m.st.Current(); cur != nil {
+			m.selected = m.st.Index(cur.ID) // follow the step being replayed
 		}
 		return m, cmd
 	case tea.KeyMsg:
@@ -218,11 +220,11 @@ func (m *Model) stepDone(msg stepDoneMsg) tea.Cmd {
 		return m.drv.end(session.EndInterrupted, "", "interrupted during step "+msg.step)
 	case m.quitting:
 		return m.drv.end(session.EndQuit, "", "the operator quit during step "+msg.step)
-	case msg.res.Decision.Conclusion != "":
+	case msg.res.Decision != nil && msg.res.Decision.Conclusion != "":
 		return m.drv.end(session.EndConcluded, msg.res.Decision.Conclusion, "")
 	}
-	if next, ok := m.st.nextPending(); ok {
-		m.selected = m.st.index[next]
+	if next, ok := m.st.Next(); ok {
+		m.selected = m.st.Index(next)
 	}
 	return nil
 }
@@ -265,10 +267,10 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Up):
 		m.selected = max(0, m.selected-1)
 	case key.Matches(k, m.keys.Down):
-		m.selected = min(len(m.st.steps)-1, m.selected+1)
+		m.selected = min(len(m.st.Steps)-1, m.selected+1)
 	case key.Matches(k, m.keys.Metric):
 		// Only the latencies the workload measures (pgbench: the average).
-		m.metric = m.metric.NextLatency().Measured(m.st.measures())
+		m.metric = chart.Measured(chart.NextLatency(m.metric), m.st.measures())
 	case key.Matches(k, m.keys.Wider):
 		m.window = min(len(windows)-1, m.window+1)
 	case key.Matches(k, m.keys.Narrower):
@@ -283,12 +285,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return m.skipNext()
 	case key.Matches(k, m.keys.Extend):
 		if m.running {
-			// The runner records it in the log (a note) with its next
-			// second; the progress bar shows the new length now.
-			m.drv.runner.Extend(extendBy)
-			if c := m.st.current; c >= 0 {
-				m.st.steps[c].planned += extendBy.Seconds()
-			}
+			// The runner records it (an extend event), and the progress
+			// bar shows the new length when that event comes back.
+			return m.drv.extend(extendBy)
 		}
 	case key.Matches(k, m.keys.Note):
 		if !m.ended {
@@ -302,18 +301,18 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 
 // step to run: the selected one when it is still pending, else the next.
 func (m *Model) target() (*playbook.Step, bool) {
-	if m.selected >= 0 && m.selected < len(m.st.steps) && m.st.steps[m.selected].state == session.StatePending {
-		return m.st.steps[m.selected].step, true
+	id, ok := m.st.Next()
+	if m.selected >= 0 && m.selected < len(m.st.Steps) && m.st.Steps[m.selected].State == session.StatePending {
+		id, ok = m.st.Steps[m.selected].ID, true
 	}
-	next, ok := m.st.nextPending()
-	if !ok {
+	if !ok || m.pb == nil {
 		return nil, false
 	}
-	return m.st.steps[m.st.index[next]].step, true
+	return m.pb.Step(id)
 }
 
 func (m *Model) runNext() tea.Cmd {
-	if m.running || m.ended || m.st.conclusion() != "" {
+	if m.running || m.ended || m.st.Conclusion() != "" {
 		return nil
 	}
 	step, ok := m.target()
@@ -321,12 +320,12 @@ func (m *Model) runNext() tea.Cmd {
 		return nil
 	}
 	m.running = true
-	m.selected = m.st.index[step.ID]
+	m.selected = m.st.Index(step.ID)
 	return m.drv.runStep(m.ctx, step)
 }
 
 func (m *Model) skipNext() tea.Cmd {
-	if m.running || m.ended || m.st.conclusion() != "" {
+	if m.running || m.ended || m.st.Conclusion() != "" {
 		return nil
 	}
 	step, ok := m.target()
@@ -346,7 +345,7 @@ func (m *Model) quit() tea.Cmd {
 		return nil
 	}
 	m.quitting = true
-	if c := m.st.conclusion(); c != "" {
+	if c := m.st.Conclusion(); c != "" {
 		return m.drv.end(session.EndConcluded, c, "")
 	}
 	return m.drv.end(session.EndQuit, "", "the operator quit")
@@ -399,8 +398,8 @@ func (m *Model) typeNote(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		step := ""
-		if m.st.current >= 0 {
-			step = m.st.steps[m.st.current].step.ID
+		if cur := m.st.Current(); cur != nil {
+			step = cur.ID
 		}
 		return m.drv.note(step, text)
 	}

@@ -49,7 +49,7 @@ func TestQuitAnsweredAfterTheStepEnded(t *testing.T) {
 		t.Fatal("q during a step did not ask")
 	}
 	w.reproducedEvents()
-	w.done("reproduce", session.Decision{State: session.StateRegressed, Next: "tmpfs"})
+	w.done("reproduce", session.Decision{Next: "tmpfs"})
 	_, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
 	if cmd == nil {
 		t.Fatal("yes to quit after the step ended does nothing: the screen hangs")
@@ -103,7 +103,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	// The runner puts the knob back and ends the step; the screen closes
 	// the session as interrupted, not as the operator's quit.
-	_, cmd := w.m.Update(stepDoneMsg{step: "tmpfs", res: session.StepResult{Step: w.step("tmpfs"), State: session.StateInterrupted}})
+	_, cmd := w.m.Update(stepDoneMsg{step: "tmpfs", res: session.StepState{PlannedStep: session.PlannedStep{ID: "tmpfs"}, State: session.StateInterrupted}})
 	if cmd == nil {
 		t.Fatal("the end of the interrupted step does not close the session")
 	}
@@ -242,14 +242,14 @@ func TestChartKeys(t *testing.T) {
 // operator selected when it is pending; nothing runs twice at once.
 func TestRunPicksTheStep(t *testing.T) {
 	w := newWalkScript(t).started().reproduced()
-	if got := w.m.st.steps[w.m.selected].step.ID; got != "tmpfs" {
+	if got := w.m.st.Steps[w.m.selected].ID; got != "tmpfs" {
 		t.Errorf("after reproduce the selection is %s, want the next step, tmpfs", got)
 	}
 	w.key("j") // down to fsync
 	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyEnter}); cmd == nil || !w.m.running {
 		t.Fatal("enter ran nothing")
 	}
-	if got := w.m.st.steps[w.m.selected].step.ID; got != "fsync" {
+	if got := w.m.st.Steps[w.m.selected].ID; got != "fsync" {
 		t.Errorf("enter on the selected fsync ran %s", got)
 	}
 	if _, cmd := w.m.Update(tea.KeyMsg{Type: tea.KeyEnter}); cmd != nil {
@@ -276,10 +276,10 @@ func TestSkip(t *testing.T) {
 		w.send(msg)
 	}
 	w.send(done)
-	if sv := w.m.st.steps[w.m.st.index["tmpfs"]]; sv.state != session.StateSkipped || sv.reason != "skipped by the operator" {
-		t.Errorf("tmpfs %s (%s), want skipped by the operator", sv.state, sv.reason)
+	if sv, _ := w.m.st.Step("tmpfs"); sv.State != session.StateSkipped || sv.Reason != "skipped by the operator" {
+		t.Errorf("tmpfs %s (%s), want skipped by the operator", sv.State, sv.Reason)
 	}
-	if got := w.m.st.steps[w.m.selected].step.ID; got != "volume" {
+	if got := w.m.st.Steps[w.m.selected].ID; got != "volume" {
 		t.Errorf("after the skip the selection is %s, want tmpfs's unavailable target, volume", got)
 	}
 }
@@ -379,7 +379,7 @@ func TestToolWorkloadBeforeItsFirstSample(t *testing.T) {
 func TestNextFollowsTheLastDecision(t *testing.T) {
 	w := newWalkScript(t).started().reproduced()
 	decide := func(id, next string) {
-		d := session.Decision{State: session.StateGone, Next: next}
+		d := session.Decision{Next: next}
 		w.record(func(r *recorder) {
 			r.stepStart(w.step(id), 6)
 			r.emit(id, &session.StepEnd{State: session.StateGone})
@@ -388,7 +388,7 @@ func TestNextFollowsTheLastDecision(t *testing.T) {
 	}
 	decide("fsync", "volume")
 	decide("tmpfs", "fsync")
-	if next, ok := w.m.st.nextPending(); !ok || next != "fsync" {
+	if next, ok := w.m.st.Next(); !ok || next != "fsync" {
 		t.Errorf("next = %q, %t; want fsync, tmpfs's decision (tmpfs was decided last)", next, ok)
 	}
 }
@@ -438,13 +438,13 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 // event comes (a knob applying), and stops at the session's end.
 func TestClockTicksBetweenEvents(t *testing.T) {
 	w := newWalkScript(t).started()
-	since := w.m.st.lastTime.Sub(w.m.st.began)
-	w.send(tickMsg(w.m.st.lastTime.Add(75 * time.Second)))
+	since := w.m.st.Last.Sub(w.m.st.Began)
+	w.send(tickMsg(w.m.st.Last.Add(75 * time.Second)))
 	d := since + 75*time.Second
 	if got, want := elapsed(w.m.st, w.m.now), fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60); got != want {
 		t.Errorf("after a tick 75s past the last event the clock says %s, want %s", got, want)
 	}
-	w.m.st.end = &session.SessionEnd{}
+	w.m.st.End = &session.SessionEnd{}
 	if got, want := elapsed(w.m.st, w.m.now), fmt.Sprintf("%02d:%02d", int(since.Minutes()), int(since.Seconds())%60); got != want {
 		t.Errorf("after the end the clock says %s, want %s (the last event)", got, want)
 	}

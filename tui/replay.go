@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/session"
 )
 
@@ -33,14 +34,14 @@ type replayMsg struct{ gen int }
 
 // NewReplay returns the screen of a recorded session. bad are the lines the
 // reader could not use (a torn tail is said in the header).
-func NewReplay(path string, events []session.Event, bad []*session.LineError, speed float64, color bool) *Model {
+func NewReplay(path string, events []session.Event, bad []*jsonl.SyntaxError, speed float64, color bool) *Model {
 	rp := &replayer{path: path, events: events, speed: speed}
 	for _, b := range bad {
 		if b.Torn {
 			rp.torn = fmt.Sprintf("the log is cut short at line %d (a crash?): replaying up to its last complete second", b.Line)
 		}
 	}
-	m := newModel(newWalkState(nil), newKeyMap(true), color)
+	m := newModel(newWalkState(), newKeyMap(true), color)
 	m.rp = rp
 	return m
 }
@@ -145,7 +146,7 @@ func (rp *replayer) stepStart(i, dir int) int {
 // operator's key, not a frame: once per press).
 func (rp *replayer) jump(m *Model, to int) tea.Cmd {
 	if to < rp.pos {
-		m.st = newWalkState(m.st.pb) // the log's playbook, parsed once
+		m.st = newWalkState()
 		rp.pos = 0
 	}
 	for rp.pos < to && rp.pos < len(rp.events) {

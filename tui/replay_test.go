@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 )
@@ -40,7 +41,7 @@ func writeLog(t testing.TB, path string, evs []session.Event) {
 	}
 }
 
-func readLog(t testing.TB, path string) ([]session.Event, []*session.LineError) {
+func readLog(t testing.TB, path string) ([]session.Event, []*jsonl.SyntaxError) {
 	t.Helper()
 	evs, bad, err := session.ReadLogFile(path)
 	if err != nil {
@@ -78,12 +79,12 @@ func TestReplayPlaysAll(t *testing.T) {
 	if final.rp.pos != len(evs) || !final.rp.done {
 		t.Errorf("replay stopped at event %d of %d (done %v)", final.rp.pos, len(evs), final.rp.done)
 	}
-	if final.st.end == nil || final.st.end.Ended != session.EndConcluded {
-		t.Errorf("session end %+v, want concluded", final.st.end)
+	if final.st.End == nil || final.st.End.Ended != session.EndConcluded {
+		t.Errorf("session end %+v, want concluded", final.st.End)
 	}
-	for _, sv := range final.st.steps {
-		if sv.state == session.StatePending || sv.state == session.StateRunning {
-			t.Errorf("step %s still %s at the end of the replay", sv.step.ID, sv.state)
+	for _, sv := range final.st.Steps {
+		if sv.State == session.StatePending || sv.State == session.StateRunning {
+			t.Errorf("step %s still %s at the end of the replay", sv.ID, sv.State)
 		}
 	}
 }
@@ -138,12 +139,12 @@ func TestReplayJumps(t *testing.T) {
 		replayKey(m, want.key)
 		m.Update(stale) // scheduled before the jump: must change nothing
 		var states []string
-		for _, sv := range m.st.steps {
-			states = append(states, string(sv.state))
+		for _, sv := range m.st.Steps {
+			states = append(states, string(sv.State))
 		}
 		current := ""
-		if m.st.current >= 0 {
-			current = m.st.steps[m.st.current].step.ID
+		if cur := m.st.Current(); cur != nil {
+			current = cur.ID
 		}
 		if m.rp.pos != want.pos || current != want.current || strings.Join(states, " ") != want.states {
 			t.Errorf("press %d (%s): at event %d, step %q, states %v; want %d, %q, %s",
@@ -228,8 +229,8 @@ func TestReplayTornLog(t *testing.T) {
 	if !strings.Contains(header[0], "CUT SHORT") || !strings.Contains(header[1], "cut short at line 40") {
 		t.Errorf("header does not say the log is cut short at line 40:\n%s", strings.Join(header, "\n"))
 	}
-	if m.rp.pos != 39 || m.st.end != nil {
-		t.Errorf("played %d events (session end %v), want the 39 whole lines and no end", m.rp.pos, m.st.end)
+	if m.rp.pos != 39 || m.st.End != nil {
+		t.Errorf("played %d events (session end %v), want the 39 whole lines and no end", m.rp.pos, m.st.End)
 	}
 	if !strings.Contains(v, "end of the recording") {
 		t.Error("the end of the torn recording is not said")

@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
-	"github.com/perfbisect/perfbisect/session/verdict"
 	"github.com/perfbisect/perfbisect/tui/chart"
 )
 
@@ -44,11 +43,11 @@ func (m *Model) View() string {
 func (m *Model) header(w int) string {
 	st := m.st
 	name, host, log := "perfbisect", "", ""
-	if st.start != nil {
-		name += " · " + st.start.Playbook
-		host = st.start.Host
+	if st.Start != nil {
+		name += " · " + st.Start.Playbook
+		host = st.Start.Host
 	}
-	if f := st.host; f != nil {
+	if f := st.Host; f != nil {
 		host = fmt.Sprintf("%s · %s · %s", f.Hostname, f.Kernel, fsText(f))
 	}
 	badge := " LIVE "
@@ -66,7 +65,7 @@ func (m *Model) header(w int) string {
 	room := w - lipgloss.Width(right) - 1
 	line1 := pad(truncate(left, room), room) + " " + right
 	line2 := m.styles.dim.Render(truncate("log "+log+m.tornText(), w))
-	if f := st.host; f != nil && f.Lab != "" {
+	if f := st.Host; f != nil && f.Lab != "" {
 		line2 = m.styles.warn.Render(truncate(f.Lab+" · log "+log, w))
 	}
 	return line1 + "\n" + line2
@@ -94,51 +93,38 @@ func fsText(f *session.HostFacts) string {
 // clock's last tick, live) when that is later — a knob taking a minute to
 // apply records nothing meanwhile.
 func elapsed(st *walkState, now time.Time) string {
-	if st.began.IsZero() {
+	if st.Began.IsZero() {
 		return ""
 	}
-	last := st.lastTime
-	if now.After(last) && st.end == nil {
+	last := st.Last
+	if now.After(last) && st.End == nil {
 		last = now
 	}
-	d := last.Sub(st.began).Round(time.Second)
+	d := last.Sub(st.Began).Round(time.Second)
 	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // table is the seeds' table with the playbook's steps: state, baseline
 // median, step median, multiplier.
 func (m *Model) table(w int) []string {
-	metric := "p50_ms"
-	if m.st.pb != nil {
-		// What the verdicts will judge on, given what the workload measures.
-		metric, _ = verdict.Pick(m.st.pb.Metric, m.st.measures())
-	}
-	// The verdicts say what they were judged on: a workload without the
-	// playbook's metric is judged on the nearest one it measures.
-	for _, sv := range m.st.steps {
-		if len(sv.verdicts) > 0 {
-			metric = sv.verdicts[0].Metric
-			break
-		}
-	}
-	metric = strings.TrimSuffix(metric, "_ms")
+	metric := strings.TrimSuffix(m.st.Metric(), "_ms")
 	base := "ref " + metric
 	rows := []string{m.styles.dim.Render(pad(fmt.Sprintf("  %-16s %-13s %11s %11s %7s", "step", "state", base, "step "+metric, "x"), w))}
-	for i, sv := range m.st.steps {
-		mark, style := m.styles.stateMark(sv.state)
+	for i, sv := range m.st.Steps {
+		mark, style := m.styles.stateMark(sv.State)
 		b, s, x := "", "", ""
-		for _, v := range sv.verdicts {
-			if v.Against == session.AgainstReference || len(sv.verdicts) == 1 {
+		for _, v := range sv.Verdicts {
+			if v.Against == session.AgainstReference || len(sv.Verdicts) == 1 {
 				b, s, x = probe.MsText(v.BaseMedian), probe.MsText(v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
 			}
 		}
-		state := string(sv.state)
-		if sv.state == session.StateRunning {
-			state = fmt.Sprintf("running %ds", sv.seconds)
+		state := string(sv.State)
+		if sv.State == session.StateRunning {
+			state = fmt.Sprintf("running %ds", seconds(sv))
 		}
-		row := fmt.Sprintf("%s %-16s %-13s %11s %11s %7s", mark, truncate(sv.step.ID, 16), truncate(state, 13), b, s, x)
-		if sv.reason != "" && (sv.state == session.StateUnavailable || sv.state == session.StateFailed || sv.state == session.StateSkipped) {
-			row += "  " + sv.reason
+		row := fmt.Sprintf("%s %-16s %-13s %11s %11s %7s", mark, truncate(sv.ID, 16), truncate(state, 13), b, s, x)
+		if sv.Reason != "" && (sv.State == session.StateUnavailable || sv.State == session.StateFailed || sv.State == session.StateSkipped) {
+			row += "  " + sv.Reason
 		}
 		row = truncate(row, w)
 		if i == m.selected && m.focus == 0 {
@@ -151,11 +137,11 @@ func (m *Model) table(w int) []string {
 }
 
 func (m *Model) hypothesis(w int) string {
-	if m.selected < 0 || m.selected >= len(m.st.steps) {
+	if m.selected < 0 || m.selected >= len(m.st.Steps) {
 		return ""
 	}
-	sv := m.st.steps[m.selected]
-	return truncate(sv.step.Title+": "+sv.step.Hypothesis, w)
+	sv := m.st.Steps[m.selected]
+	return truncate(sv.Title+": "+sv.Hypothesis, w)
 }
 
 // charts draws throughput and latency of the running step over the
@@ -169,48 +155,49 @@ func (m *Model) charts(w, h int) string {
 	window := windows[m.window]
 	from := src.ring.WindowStart(window)
 	name := "step"
-	if m.st.current >= 0 {
-		name = "step " + m.st.steps[m.st.current].step.ID
+	cur := m.st.Current()
+	if cur != nil {
+		name = "step " + cur.ID
 	}
 	frozen := ""
 	if m.frozen != nil {
 		frozen = " [frozen]"
 	}
-	draw := func(title string, metric chart.Metric, height int) string {
+	draw := func(title string, field probe.Field, height int) string {
 		var series []chart.Series
-		// A reference from another tool may lack this metric: no line, no legend.
-		if src.reference.Len() > 0 && src.refHas.Has(metric.Field()) {
-			m.bufs[0] = src.reference.Range(m.bufs[0], metric, from, window)
-			series = append(series, chart.Series{Name: "reference", Values: m.bufs[0], Color: chart.ColorReference, Reduce: metric.Reduce()})
+		// A reference from another tool may lack this field: no line, no legend.
+		if src.reference.Len() > 0 && src.refHas.Has(field) {
+			m.bufs[0] = src.reference.Range(m.bufs[0], field, from, window)
+			series = append(series, chart.Series{Name: "reference", Values: m.bufs[0], Color: chart.ColorReference, Reduce: chart.Worst(field)})
 		}
-		if src.repro.Len() > 0 && (m.st.current < 0 || m.st.steps[m.st.current].step.ID != m.st.reproID) {
-			m.bufs[1] = src.repro.Range(m.bufs[1], metric, from, window)
-			series = append(series, chart.Series{Name: "regression", Values: m.bufs[1], Color: chart.ColorRegression, Reduce: metric.Reduce()})
+		if src.repro.Len() > 0 && (cur == nil || !cur.Reproduce) {
+			m.bufs[1] = src.repro.Range(m.bufs[1], field, from, window)
+			series = append(series, chart.Series{Name: "regression", Values: m.bufs[1], Color: chart.ColorRegression, Reduce: chart.Worst(field)})
 		}
-		m.bufs[2] = src.ring.Range(m.bufs[2], metric, from, window)
-		series = append(series, chart.Series{Name: name, Values: m.bufs[2], Color: chart.ColorStep, Reduce: metric.Reduce()})
+		m.bufs[2] = src.ring.Range(m.bufs[2], field, from, window)
+		series = append(series, chart.Series{Name: name, Values: m.bufs[2], Color: chart.ColorStep, Reduce: chart.Worst(field)})
 		c := chart.Chart{Title: fmt.Sprintf("%s, last %ds%s", title, window, frozen), Series: series, Window: window, FirstSec: from, Color: m.color}
 		return c.Render(w, height)
 	}
-	lat := m.metric.Measured(m.st.measures())
+	lat := chart.Measured(m.metric, m.st.measures())
 	if h < 12 {
-		return draw("latency "+lat.String(), lat, h)
+		return draw("latency "+chart.Title(lat), lat, h)
 	}
 	top := h / 2
-	return draw("throughput", chart.OpsPerS, top) + "\n" + draw("latency "+lat.String(), lat, h-top)
+	return draw("throughput", probe.FieldOps, top) + "\n" + draw("latency "+chart.Title(lat), lat, h-top)
 }
 
 func (m *Model) status(w int) string {
 	st := m.st
-	if st.current < 0 {
+	sv := st.Current()
+	if sv == nil {
 		if line := lastActivity(st); line != "" {
 			return truncate(line, w)
 		}
 		return ""
 	}
-	sv := st.steps[st.current]
-	done := float64(sv.seconds) / max(sv.planned, 1)
-	label := fmt.Sprintf(" %ds/%.0fs ", sv.seconds, sv.planned)
+	done := float64(seconds(sv)) / max(sv.PlannedS, 1)
+	label := fmt.Sprintf(" %ds/%.0fs ", seconds(sv), sv.PlannedS)
 	nums := fmt.Sprintf("%.0f ops/s", st.last.OpsPerS)
 	for _, f := range probe.Latencies(st.last.Measured()) {
 		if f != probe.FieldMax { // the progress line is short: max is in the chart's m cycle
@@ -233,20 +220,16 @@ func lastActivity(st *walkState) string {
 
 // outcome says the last verdict and decision, or the conclusion.
 func (m *Model) outcome(w int) string {
-	if c := m.st.conclusion(); c != "" {
+	if c := m.st.Conclusion(); c != "" {
 		return m.styles.bold.Render(truncate("conclusion: "+c, w))
 	}
-	for i := len(m.st.steps) - 1; i >= 0; i-- {
-		sv := m.st.steps[i]
-		if sv.decision == nil {
-			continue
+	if sv := m.st.Decided(); sv != nil {
+		line := fmt.Sprintf("%s: %s", sv.ID, sv.State)
+		if sv.Decision.Next != "" {
+			line += " → next: " + sv.Decision.Next
 		}
-		line := fmt.Sprintf("%s: %s", sv.step.ID, sv.decision.State)
-		if sv.decision.Next != "" {
-			line += " → next: " + sv.decision.Next
-		}
-		if sv.decision.Meaning != "" {
-			line += " — " + sv.decision.Meaning
+		if sv.Decision.Meaning != "" {
+			line += " — " + sv.Decision.Meaning
 		}
 		return truncate(line, w)
 	}

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 )
@@ -50,7 +51,7 @@ var screens = map[string]func(t testing.TB) *Model{
 	// A replay of a log torn in the fsync step, played to its end.
 	"replay_torn": func(t testing.TB) *Model {
 		evs := tornWalk(t)
-		m := NewReplay("sessions/quick-20250304-1000.jsonl", evs, []*session.LineError{{Line: len(evs) + 1, Torn: true}}, 0, false)
+		m := NewReplay("sessions/quick-20250304-1000.jsonl", evs, []*jsonl.SyntaxError{{Line: len(evs) + 1, Torn: true}}, 0, false)
 		playAll(t, m)
 		return m
 	},

@@ -12,13 +12,16 @@ import (
 )
 
 // walkPrinter prints a headless walk as it goes: each step, its knobs, a
-// compact line per second, its verdicts and the playbook's decision.
+// compact line per second, its verdicts and the playbook's decision. What
+// it says of the walk's state it reads from the runner's walk, which has
+// taken each event in before it is printed.
 type walkPrinter struct {
-	w io.Writer
-	n int
+	w    io.Writer
+	walk *session.Walk
+	n    int
 }
 
-func newWalkPrinter(w io.Writer) *walkPrinter { return &walkPrinter{w: w} }
+func newWalkPrinter(w io.Writer) *walkPrinter { return &walkPrinter{w: w, walk: session.NewWalk()} }
 
 func (p *walkPrinter) event(e session.Event) {
 	switch d := e.Data.(type) {
@@ -63,11 +66,15 @@ func (p *walkPrinter) event(e session.Event) {
 	case *session.Verdict:
 		fmt.Fprintf(p.w, "    vs %-10s %s\n", d.Against, d.Verdict.String())
 	case *session.Decision:
+		var state session.State
+		if s, ok := p.walk.Step(e.Step); ok {
+			state = s.State
+		}
 		switch {
 		case d.Conclusion != "":
-			fmt.Fprintf(p.w, "    => %s: %s\n", d.State, d.Meaning)
+			fmt.Fprintf(p.w, "    => %s: %s\n", state, d.Meaning)
 		case d.Next != "":
-			fmt.Fprintf(p.w, "    => %s%s; next: %s\n", d.State, prefixed(": ", d.Meaning), d.Next)
+			fmt.Fprintf(p.w, "    => %s%s; next: %s\n", state, prefixed(": ", d.Meaning), d.Next)
 		}
 	case *session.ErrorEvent:
 		fmt.Fprintf(p.w, "    error: %s%s\n", d.Message, prefixed(" -> ", d.Action))
@@ -81,7 +88,6 @@ func (p *walkPrinter) event(e session.Event) {
 	}
 }
 
-// table prints the seeds' table of the walk, as the report has it.
 // table prints the seeds' results table of the walk's report.
 func (p *walkPrinter) table(r *report.Report) {
 	header, rows := r.Table()

@@ -169,9 +169,10 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return failure(err)
 	}
+	pr.walk = r.Walk()
 	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
 	guarded.Store(true)
-	_, werr := r.Walk(ctx)
+	_, werr := r.Run(ctx)
 	guarded.Store(false)
 	logErr := log.Close()
 	// The table and the reports come from the log as written: one report.
@@ -191,7 +192,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	case logErr != nil:
 		return failure(fmt.Errorf("session log: %v", logErr))
 	}
-	if f.failOnRegression && regressed(r.Results()) {
+	if f.failOnRegression && r.Walk().Regressed() {
 		return &exitError{exitRegressed, errors.New("the reproduce step regressed against the reference")}
 	}
 	return nil
@@ -229,13 +230,4 @@ func loadPlaybook(name string) (*playbook.Playbook, error) {
 		return nil, fmt.Errorf("--playbook %w", err)
 	}
 	return pb, err
-}
-
-func regressed(results []session.StepResult) bool {
-	for _, r := range results {
-		if r.Step.Reproduce {
-			return r.State == session.StateRegressed
-		}
-	}
-	return false
 }

@@ -20,7 +20,7 @@ func (d *decoder) check(p *Playbook, steps field, at []nodes) *Error {
 	}
 
 	for i, s := range p.Steps {
-		for _, o := range outcomes {
+		for _, o := range Outcomes {
 			if next := s.Target(o).Next; next != "" {
 				if _, ok := index[next]; !ok {
 					return d.at(at[i].target[o], "step %q: %s: no step %q (steps: %s)", s.ID, o, next, strings.Join(ids, ", "))
@@ -55,7 +55,7 @@ func (d *decoder) check(p *Playbook, steps field, at []nodes) *Error {
 	visit = func(i int) *Error {
 		state[i] = onPath
 		path = append(path, i)
-		for _, o := range outcomes {
+		for _, o := range Outcomes {
 			next := p.Steps[i].Target(o).Next
 			if next == "" {
 				continue
@@ -94,7 +94,7 @@ func (d *decoder) check(p *Playbook, steps field, at []nodes) *Error {
 	for len(queue) > 0 {
 		i := queue[0]
 		queue = queue[1:]
-		for _, o := range outcomes {
+		for _, o := range Outcomes {
 			if next := p.Steps[i].Target(o).Next; next != "" && !reached[index[next]] {
 				reached[index[next]] = true
 				queue = append(queue, index[next])

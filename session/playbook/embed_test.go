@@ -68,7 +68,7 @@ func TestLookup(t *testing.T) {
 
 // walk follows a playbook from its first step, taking each step's outcome
 // from outcomes, and returns the steps it went through and the conclusion.
-func walk(t *testing.T, p *Playbook, outcomes map[string]string) ([]string, string) {
+func walk(t *testing.T, p *Playbook, outcomes map[string]Outcome) ([]string, string) {
 	t.Helper()
 	var path []string
 	s := &p.Steps[0]
@@ -100,7 +100,7 @@ func TestWalkSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, conclusion := walk(t, p, map[string]string{
+	path, conclusion := walk(t, p, map[string]Outcome{
 		"reproduce":   Persists,
 		"image":       Persists,
 		"host":        Persists,
@@ -125,7 +125,7 @@ func TestWalkPlainHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, conclusion := walk(t, p, map[string]string{
+	path, conclusion := walk(t, p, map[string]Outcome{
 		"reproduce":   Persists,
 		"image":       Unavailable,
 		"host":        Unavailable,
@@ -147,17 +147,17 @@ func TestWalkBranches(t *testing.T) {
 		t.Fatal(err)
 	}
 	uu := map[string]struct {
-		outcomes map[string]string
+		outcomes map[string]Outcome
 		want     string
 	}{
-		"not reproduced": {map[string]string{"reproduce": Gone}, "Not reproduced"},
-		"the image":      {map[string]string{"reproduce": Persists, "image": Gone}, "image change caused it"},
-		"the cluster":    {map[string]string{"reproduce": Persists, "image": Persists, "host": Gone}, "The cluster caused it"},
-		"not the disk": {map[string]string{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Persists},
+		"not reproduced": {map[string]Outcome{"reproduce": Gone}, "Not reproduced"},
+		"the image":      {map[string]Outcome{"reproduce": Persists, "image": Gone}, "image change caused it"},
+		"the cluster":    {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Gone}, "The cluster caused it"},
+		"not the disk": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Persists},
 			"Not the disk"},
-		"not the flushes": {map[string]string{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Persists},
+		"not the flushes": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Persists},
 			"not its flushes"},
-		"gp3 as slow": {map[string]string{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Gone, "volume-type": Persists},
+		"gp3 as slow": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Gone, "volume-type": Persists},
 			"io2"},
 	}
 	for name, u := range uu {
@@ -183,7 +183,7 @@ func TestEmbeddedEveryPathConcludes(t *testing.T) {
 			if !ok || depth > len(p.Steps) {
 				t.Fatalf("%s: bad walk at %q (depth %d)", p.Name, id, depth)
 			}
-			for _, o := range []string{Persists, Gone, Unavailable} {
+			for _, o := range Outcomes {
 				if next := s.Target(o).Next; next != "" {
 					visit(next, depth+1)
 				}

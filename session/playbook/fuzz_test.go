@@ -56,7 +56,7 @@ func FuzzParse(f *testing.F) {
 			if s.Title == "" || s.Hypothesis == "" || s.Duration < 1e9 {
 				t.Fatalf("step %q incomplete: %+v", id, s)
 			}
-			for _, o := range []string{Persists, Gone, Unavailable} {
+			for _, o := range Outcomes {
 				tg := s.Target(o)
 				if (tg.Next == "") == (tg.Conclude == "") {
 					t.Fatalf("step %q: %s: target %+v", id, o, tg)

@@ -39,11 +39,10 @@ func Parse(source string, data []byte, checkKnob func(name string, s knob.Settin
 
 var (
 	topFields     = []string{"name", "description", "workload", "duration", "threshold", "metric", "warmup", "steps"}
-	stepFields    = []string{"id", "title", "hypothesis", "reproduce", "duration", "knobs", "persists", "gone", "unavailable", "meaning"}
+	stepFields    = []string{"id", "title", "hypothesis", "reproduce", "duration", "knobs", string(Persists), string(Gone), string(Unavailable), "meaning"}
 	knobFields    = []string{"knob", "with"}
 	targetFields  = []string{"next", "conclude"}
-	meaningFields = []string{Persists, Gone, Unavailable}
-	outcomes      = []string{Persists, Gone, Unavailable}
+	meaningFields = []string{string(Persists), string(Gone), string(Unavailable)}
 )
 
 // nodes keeps where each part of a step was written, for the checks that
@@ -53,7 +52,7 @@ type nodes struct {
 	id        ast.Node
 	reproduce ast.Node
 	// target holds, per outcome, the node to blame for its Next.
-	target map[string]ast.Node
+	target map[Outcome]ast.Node
 }
 
 func (d *decoder) playbook(data []byte, checkKnob func(string, knob.Settings) error) (*Playbook, *Error) {

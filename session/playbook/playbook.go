@@ -17,17 +17,25 @@ import (
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
+// Outcome is what a step came to, as a playbook branches on it: the
+// runner's state of the step selects one (session.State.Outcome).
+type Outcome string
+
 // Outcomes of a step, as the runner judges them against the reproduced
 // regression and the reference.
 const (
 	// Persists: the step is as slow as the reproduced regression.
-	Persists = "persists"
+	Persists Outcome = "persists"
 	// Gone: the step is back to the reference, the regression went away.
-	Gone = "gone"
+	Gone Outcome = "gone"
 	// Unavailable: the step could not run here (a knob that does not exist
 	// on this host) or the operator skipped it.
-	Unavailable = "unavailable"
+	Unavailable Outcome = "unavailable"
 )
+
+// Outcomes are the outcomes a step branches on, in the order a playbook
+// writes them.
+var Outcomes = []Outcome{Persists, Gone, Unavailable}
 
 // Defaults of the fields a playbook may leave out.
 const (
@@ -72,7 +80,7 @@ type Step struct {
 	// Duration is how long the step runs (the playbook's unless set).
 	Duration probe.Duration
 	// Knobs are applied in order before the step runs and reverted after.
-	Knobs []KnobUse
+	Knobs []knob.Use
 	// Persists, Gone and Unavailable say where the walk goes on each
 	// outcome. Unavailable is the Persists target unless the playbook says
 	// otherwise: a step that cannot run rules nothing out.
@@ -81,13 +89,7 @@ type Step struct {
 	Unavailable Target
 	// Meaning says, per outcome, what the result means, for the operator.
 	// It may be nil.
-	Meaning map[string]string
-}
-
-// KnobUse is one knob of a step, with its settings as written.
-type KnobUse struct {
-	Knob string        `json:"knob"`
-	With knob.Settings `json:"with,omitempty"`
+	Meaning map[Outcome]string
 }
 
 // Target is where an outcome leads: the next step, or a conclusion that
@@ -130,7 +132,7 @@ func (p *Playbook) Summary() string {
 
 // Target says where the walk goes after outcome (Persists, Gone or
 // Unavailable). An unknown outcome has no target (the zero Target).
-func (s Step) Target(outcome string) Target {
+func (s Step) Target(outcome Outcome) Target {
 	switch outcome {
 	case Persists:
 		return s.Persists

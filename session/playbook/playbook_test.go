@@ -4,7 +4,7 @@ import "testing"
 
 func TestStepTarget(t *testing.T) {
 	s := Step{Persists: Target{Next: "b"}, Gone: Target{Conclude: "Done."}}
-	uu := map[string]Target{
+	uu := map[Outcome]Target{
 		Persists:    {Next: "b"},
 		Gone:        {Conclude: "Done."},
 		Unavailable: {Next: "b"}, // the persists target, when not given

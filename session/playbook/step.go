@@ -51,7 +51,7 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 func (d *decoder) step(n ast.Node, i int, checkKnob func(string, knob.Settings) error) (Step, nodes, *Error) {
 	var s Step
-	a := nodes{step: n, target: map[string]ast.Node{}}
+	a := nodes{step: n, target: map[Outcome]ast.Node{}}
 	what := fmt.Sprintf("step %d", i+1)
 	if id := peekID(n); validID.MatchString(id) {
 		what = fmt.Sprintf("step %q", id) // so that even an unknown field names its step
@@ -103,11 +103,11 @@ func (d *decoder) step(n ast.Node, i int, checkKnob func(string, knob.Settings) 
 			s.Duration, err = d.duration(f, what+": duration", time.Second)
 		case "knobs":
 			s.Knobs, err = d.knobs(f, what, checkKnob)
-		case Persists, Gone, Unavailable:
+		case string(Persists), string(Gone), string(Unavailable):
 			var t Target
 			var blame ast.Node
 			t, blame, err = d.target(f, what+": "+f.key)
-			switch f.key {
+			switch Outcome(f.key) {
 			case Persists:
 				s.Persists = t
 			case Gone:
@@ -115,7 +115,7 @@ func (d *decoder) step(n ast.Node, i int, checkKnob func(string, knob.Settings) 
 			case Unavailable:
 				s.Unavailable = t
 			}
-			a.target[f.key] = blame
+			a.target[Outcome(f.key)] = blame
 		case "meaning":
 			s.Meaning, err = d.meaning(f, what)
 		}
@@ -126,8 +126,8 @@ func (d *decoder) step(n ast.Node, i int, checkKnob func(string, knob.Settings) 
 	for _, req := range []struct{ key, hint string }{
 		{"title", "a few words for the step, like title: Data directory on tmpfs"},
 		{"hypothesis", "the one sentence this step tests, like hypothesis: The disk is the bottleneck."},
-		{Persists, "where to go when the regression persists: a step id, or {conclude: \"...\"}"},
-		{Gone, "where to go when the regression is gone: a step id, or {conclude: \"...\"}"},
+		{string(Persists), "where to go when the regression persists: a step id, or {conclude: \"...\"}"},
+		{string(Gone), "where to go when the regression is gone: a step id, or {conclude: \"...\"}"},
 	} {
 		if !given[req.key] {
 			return s, a, d.at(a.id, "%s: missing %s: %s", what, req.key, req.hint)
@@ -150,7 +150,7 @@ func peekID(n ast.Node) string {
 }
 
 // knobs reads a step's knobs and has checkKnob check each.
-func (d *decoder) knobs(f field, what string, checkKnob func(string, knob.Settings) error) ([]KnobUse, *Error) {
+func (d *decoder) knobs(f field, what string, checkKnob func(string, knob.Settings) error) ([]knob.Use, *Error) {
 	if f.value == nil {
 		return nil, nil
 	}
@@ -158,7 +158,7 @@ func (d *decoder) knobs(f field, what string, checkKnob func(string, knob.Settin
 	if !ok {
 		return nil, d.at(f.value, "%s: knobs: want a list (lines starting with \"- knob: ...\"), found %s", what, describe(f.value))
 	}
-	var uses []KnobUse
+	var uses []knob.Use
 	for _, raw := range seq.Values {
 		n, err := d.resolve(raw)
 		if err != nil {
@@ -171,7 +171,7 @@ func (d *decoder) knobs(f field, what string, checkKnob func(string, knob.Settin
 		if err != nil {
 			return nil, err
 		}
-		var use KnobUse
+		var use knob.Use
 		var nameNode ast.Node
 		with := map[string]ast.Node{}
 		var withKeys []string
@@ -288,12 +288,12 @@ func (d *decoder) target(f field, what string) (Target, ast.Node, *Error) {
 	return t, blame, nil
 }
 
-func (d *decoder) meaning(f field, what string) (map[string]string, *Error) {
+func (d *decoder) meaning(f field, what string) (map[Outcome]string, *Error) {
 	fs, err := d.fields(f.value, what+": meaning", meaningFields)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]string
+	var m map[Outcome]string
 	for _, mf := range fs {
 		s, ok, err := d.text(mf, what+": meaning."+mf.key)
 		if err != nil {
@@ -303,9 +303,9 @@ func (d *decoder) meaning(f field, what string) (map[string]string, *Error) {
 			continue
 		}
 		if m == nil {
-			m = map[string]string{}
+			m = map[Outcome]string{}
 		}
-		m[mf.key] = s
+		m[Outcome(mf.key)] = s
 	}
 	return m, nil
 }

@@ -42,7 +42,7 @@ func TestParseDefaults(t *testing.T) {
 	if p.Steps[0].Knobs != nil || p.Steps[0].Meaning != nil {
 		t.Errorf("step without knobs or meaning: %+v", p.Steps[0])
 	}
-	if got := p.Steps[1].Knobs; !slices.EqualFunc(got, []KnobUse{{"tmpfs", knob.Settings{"size": "1g"}}}, func(a, b KnobUse) bool {
+	if got := p.Steps[1].Knobs; !slices.EqualFunc(got, []knob.Use{{Knob: "tmpfs", With: knob.Settings{"size": "1g"}}}, func(a, b knob.Use) bool {
 		return a.Knob == b.Knob && fmt.Sprint(a.With) == fmt.Sprint(b.With)
 	}) {
 		t.Errorf("knobs = %+v", got)

@@ -62,6 +62,7 @@
 //	  median       the median of metric over its samples after the
 //	               warm-up, or null
 //	  summary      the whole-run summary (probe.Summary) or null
+//	  extended_s   seconds the operator added to the step (x), or 0
 //	notes        the operator's notes: {time, step, text}
 //	errors       errors, and failed reverts: {time, step, message, action,
 //	             revert_failed}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/series"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
@@ -116,7 +117,8 @@ func htmlLine(l line) string {
 	return b.String()
 }
 
-type series struct {
+// trace is one run's line on a chart.
+type trace struct {
 	class string // k-step, k-ref, k-reg
 	color string
 	dash  string
@@ -138,13 +140,13 @@ func (r *Report) stepCharts(w *bufio.Writer, s *Step, reg *Step) {
 	// The latency the step's workload measured (pgbench: the average); a
 	// run that did not measure it is left out of that chart.
 	latName, latField, lat := latency("p99_ms", s.samples)
-	mk := func(field probe.Field, f func(probe.Sample) float64) []series {
-		out := []series{{"k-step", "#36c", "", get(s.samples, f)}}
+	mk := func(field probe.Field, f func(probe.Sample) float64) []trace {
+		out := []trace{{"k-step", "#36c", "", get(s.samples, f)}}
 		if len(r.refSamples) > 0 && verdict.Measured(r.refSamples).Has(field) {
-			out = append(out, series{"k-ref", "#393", "6 3", get(r.refSamples, f)})
+			out = append(out, trace{"k-ref", "#393", "6 3", get(r.refSamples, f)})
 		}
 		if reg != nil && reg != s && len(reg.samples) > 0 && verdict.Measured(reg.samples).Has(field) {
-			out = append(out, series{"k-reg", "#c33", "2 3", get(reg.samples, f)})
+			out = append(out, trace{"k-reg", "#c33", "2 3", get(reg.samples, f)})
 		}
 		return out
 	}
@@ -182,7 +184,7 @@ func axisText(f float64) string {
 	return strconv.FormatFloat(f, 'g', 3, 64)
 }
 
-func lineChart(w *bufio.Writer, title string, ss []series) {
+func lineChart(w *bufio.Writer, title string, ss []trace) {
 	n, hi := 0, 0.0
 	for _, s := range ss {
 		n = max(n, len(s.vals))
@@ -243,9 +245,10 @@ func lineChart(w *bufio.Writer, title string, ss []series) {
 }
 
 // downsample returns at most limit points of v (x is the index): v itself
-// when short enough, else the minimum and the maximum of each of limit/2
-// buckets, in the order they occur; NaNs (gaps) are passed over, and a
-// bucket of nothing but NaN is one NaN point.
+// when short enough, else the lowest and the highest of each of limit/2
+// buckets, in the order they occur, so both a stall and a spike survive;
+// NaNs (gaps) are passed over, and a bucket of nothing but NaN is one NaN
+// point.
 func downsample(v []float64, limit int) (xs, ys []float64) {
 	if len(v) <= limit {
 		xs = make([]float64, len(v))
@@ -256,26 +259,15 @@ func downsample(v []float64, limit int) (xs, ys []float64) {
 	}
 	nb := limit / 2
 	xs, ys = make([]float64, 0, limit), make([]float64, 0, limit)
-	for b := 0; b < nb; b++ {
-		lo, hi := b*len(v)/nb, (b+1)*len(v)/nb
-		mi, ma := -1, -1
-		for i := lo; i < hi; i++ {
-			if math.IsNaN(v[i]) {
-				continue
-			}
-			if mi < 0 || v[i] < v[mi] {
-				mi = i
-			}
-			if ma < 0 || v[i] > v[ma] {
-				ma = i
-			}
-		}
+	for b := range nb {
+		lo, hi := series.Bucket(b, nb, len(v))
+		mi, ma := series.Index(v[lo:hi], series.Min), series.Index(v[lo:hi], series.Max)
 		if mi < 0 {
 			xs = append(xs, float64(lo))
 			ys = append(ys, math.NaN())
 			continue
 		}
-		a, c := min(mi, ma), max(mi, ma)
+		a, c := lo+min(mi, ma), lo+max(mi, ma)
 		xs = append(xs, float64(a))
 		ys = append(ys, v[a])
 		if c != a {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
+	"github.com/perfbisect/perfbisect/internal/series"
 	"github.com/perfbisect/perfbisect/probe"
 )
 
@@ -56,9 +57,9 @@ func (r *Report) Markdown(out io.Writer) error {
 			p("### %s\n\n", mdLine(b.title))
 			mdList(w, b.items)
 			if s := b.step; len(s.samples) >= 2 {
-				name, _, lat := latency("p99_ms", s.samples)
-				p("\n```text\n%s\n\n%s\n```\n", asciiChart(s.samples, func(x probe.Sample) float64 { return x.OpsPerS }, false, s.ID+": ops/s per second"),
-					asciiChart(s.samples, lat, true, s.ID+": "+strings.TrimSuffix(name, "_ms")+" ms per second"))
+				name, field, lat := latency("p99_ms", s.samples)
+				p("\n```text\n%s\n\n%s\n```\n", asciiChart(s.samples, func(x probe.Sample) float64 { return x.OpsPerS }, probe.FieldOps, s.ID+": ops/s per second"),
+					asciiChart(s.samples, lat, field, s.ID+": "+strings.TrimSuffix(name, "_ms")+" ms per second"))
 			}
 		}
 	}
@@ -90,9 +91,10 @@ func mdLine(l line) string {
 }
 
 // asciiChart plots f of each second; a long run is cut into 60 buckets,
-// each drawn by its worst second (the highest when high, else the lowest),
-// so a one-second stall stays visible. NaN is a gap.
-func asciiChart(samples []probe.Sample, f func(probe.Sample) float64, high bool, caption string) string {
+// each drawn by its worst second (the highest of a latency, the lowest of a
+// throughput: field's direction), so a one-second stall stays visible. NaN
+// is a gap.
+func asciiChart(samples []probe.Sample, f func(probe.Sample) float64, field probe.Field, caption string) string {
 	vals := make([]float64, len(samples))
 	some := false
 	for i, s := range samples {
@@ -106,24 +108,9 @@ func asciiChart(samples []probe.Sample, f func(probe.Sample) float64, high bool,
 	// average a spike away: a long run is cut to exactly that width here.
 	const width = 60
 	if len(vals) > width {
-		vals = worstBuckets(vals, width, high)
+		vals = series.Resample(make([]float64, width), vals, len(vals), series.Worst(field.HigherIsWorse()))
 	}
 	return asciigraph.Plot(vals, asciigraph.Height(6), asciigraph.Width(width), asciigraph.Caption(caption))
-}
-
-// worstBuckets cuts v into n buckets and keeps the highest (high) or lowest
-// value of each, passing over NaNs; a bucket of nothing but NaN is NaN.
-func worstBuckets(v []float64, n int, high bool) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = math.NaN()
-		for _, x := range v[i*len(v)/n : (i+1)*len(v)/n] {
-			if !math.IsNaN(x) && (math.IsNaN(out[i]) || high && x > out[i] || !high && x < out[i]) {
-				out[i] = x
-			}
-		}
-	}
-	return out
 }
 
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "|", `\|`, "\n", " ")

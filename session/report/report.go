@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/jsonl"
+	"github.com/perfbisect/perfbisect/internal/series"
 	"github.com/perfbisect/perfbisect/probe"
-	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session"
-	"github.com/perfbisect/perfbisect/session/playbook"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
@@ -88,7 +88,10 @@ type Step struct {
 	DurationS  float64        `json:"duration_s"`
 	Median     *float64       `json:"median"`
 	Summary    *probe.Summary `json:"summary"`
-	samples    []probe.Sample
+	// ExtendedS is how many seconds the operator added to the step.
+	ExtendedS float64 `json:"extended_s"`
+	samples   []probe.Sample
+	started   time.Time
 }
 
 // Knob is a knob a step used, with what happened to it.
@@ -161,121 +164,61 @@ type BadLine struct {
 
 // Build digests a session's events (and the reader's bad lines, for a log
 // cut short) into a Report.
-func Build(events []session.Event, bad []*session.LineError) *Report {
+func Build(events []session.Event, bad []*jsonl.SyntaxError) *Report {
+	return FromWalk(session.Fold(events), bad)
+}
+
+// FromWalk digests a walk into a Report: its steps in the order they ran.
+func FromWalk(w *session.Walk, bad []*jsonl.SyntaxError) *Report {
 	r := &Report{Schema: Schema, Steps: []*Step{}, Notes: []NoteInfo{}, Errors: []ErrorInfo{}, BadLines: []BadLine{}}
-	byID := map[string]*Step{}
-	step := func(id string) *Step {
-		if id == "" {
-			return nil
-		}
-		s := byID[id]
-		if s == nil {
-			s = &Step{ID: id, State: string(session.StatePending), Knobs: []Knob{}, Verdicts: []Verdict{}}
-			byID[id] = s
-			r.Steps = append(r.Steps, s)
-		}
-		return s
+	if !w.Began.IsZero() {
+		r.Session.Started, r.Session.Finished = &w.Began, &w.Last
 	}
-	var playbookMetric string
-	var warmup time.Duration
-	for _, e := range events {
-		t := e.Time
-		if !t.IsZero() {
-			if r.Session.Started == nil {
-				r.Session.Started = &t
-			}
-			r.Session.Finished = &t
-		}
-		s := step(e.Step)
-		switch d := e.Data.(type) {
-		case *session.SessionStart:
-			r.Session.Version, r.Session.Playbook, r.Session.Source = d.Version, d.Playbook, d.Source
-			r.Session.Workload, r.Session.Host, r.Session.DryRun = d.Workload, d.Host, d.DryRun
-			r.Reference.File = d.Reference
-			r.refSamples = d.ReferenceSamples
-			r.Reference.Seconds = len(d.ReferenceSamples)
-			playbookMetric, warmup = judgedOn(d)
-		case *session.HostFacts:
-			h := *d
-			r.Host = &h
-		case *session.StepStart:
-			s.Title, s.Hypothesis, s.Reproduce = d.Title, d.Hypothesis, d.Reproduce
-			if s.State == string(session.StatePending) {
-				s.State = string(session.StateRunning)
-			}
-			for _, u := range d.Knobs {
-				s.Knobs = append(s.Knobs, Knob{Knob: u.Knob, Settings: u.With, Text: knobText(u.Knob, u.With), Actions: []KnobAction{}})
-			}
-		case *session.KnobEvent:
-			if s == nil {
-				break
-			}
-			k := findKnob(s, d.Change.Knob, d.Change.Settings)
-			k.Actions = append(k.Actions, KnobAction{Action: string(d.Action), Time: t, Do: nonNil(d.Change.Do),
-				Undo: nonNil(d.Change.Undo), Before: d.Change.Before, After: d.Change.After, Error: d.Error})
-			if d.Action == session.KnobRevertFailed {
-				r.Errors = append(r.Errors, ErrorInfo{Time: t, Step: e.Step, RevertFailed: true,
-					Message: fmt.Sprintf("REVERT FAILED: %s: %s", k.Text, d.Error),
-					Action:  "put it back by hand: " + strings.Join(d.Change.Undo, "; ")})
-			}
-		case *probe.Sample:
-			if s != nil {
-				s.samples = append(s.samples, *d)
-			}
-		case *session.Verdict:
-			if s == nil {
-				break
-			}
-			v := d.Verdict
-			s.Verdicts = append(s.Verdicts, Verdict{Against: string(d.Against), Metric: v.Metric,
-				BaseMedian: finite(v.BaseMedian), StepMedian: finite(v.StepMedian), Ratio: finite(v.Ratio),
-				CILow: finite(v.CILow), CIHigh: finite(v.CIHigh), Confidence: finite(v.Confidence), P: finite(v.P),
-				NBase: v.NBase, NStep: v.NStep, Outcome: string(v.Outcome), Why: v.Why})
-			if r.metric == "" {
-				r.metric = v.Metric
-			}
-		case *session.StepEnd:
-			if s == nil {
-				break
-			}
-			s.State, s.Reason, s.Summary, s.DurationS = string(d.State), d.Reason, d.Summary, d.DurationS
-		case *session.Decision:
-			if s == nil {
-				break
-			}
-			s.Decision = &Decision{State: string(d.State), Meaning: d.Meaning, Next: d.Next, Conclusion: d.Conclusion}
-			if d.Conclusion != "" && r.Conclusion == "" {
-				r.Conclusion = d.Conclusion
-			}
-		case *session.Note:
-			r.Notes = append(r.Notes, NoteInfo{Time: t, Step: e.Step, Text: d.Text})
-		case *session.ErrorEvent:
-			r.Errors = append(r.Errors, ErrorInfo{Time: t, Step: e.Step, Message: d.Message, Action: d.Action})
-		case *session.SessionEnd:
-			r.Ended = string(d.Ended)
-			if d.Conclusion != "" {
-				r.Conclusion = d.Conclusion
-			}
-			if d.Error != "" {
-				r.Errors = append(r.Errors, ErrorInfo{Time: t, Message: "session " + string(d.Ended) + ": " + d.Error})
-			}
-		}
+	if d := w.Start; d != nil {
+		r.Session.Version, r.Session.Playbook, r.Session.Source = d.Version, d.Playbook, d.Source
+		r.Session.Workload, r.Session.Host, r.Session.DryRun = d.Workload, d.Host, d.DryRun
+		r.Reference.File = d.Reference
+		r.Reference.Seconds = len(d.ReferenceSamples)
 	}
-	if r.metric == "" {
-		r.metric = playbookMetric
+	r.refSamples = w.Reference()
+	if w.Host != nil {
+		h := *w.Host
+		r.Host = &h
 	}
-	if r.metric == "" {
-		r.metric = verdict.DefaultMetric
-	}
+	r.metric = w.Metric()
 	r.Session.Metric = r.metric
+	warmup := w.Warmup()
 	// Medians as the verdicts take them: after the warm-up.
 	r.Reference.Median = median(verdict.Trim(r.refSamples, warmup), r.metric)
-	for _, s := range r.Steps {
-		s.Seconds = len(s.samples)
-		s.Median = median(verdict.Trim(s.samples, warmup), r.metric)
-		if s.Median == nil && len(s.Verdicts) > 0 {
-			m := s.Verdicts[0].StepMedian
-			s.Median = &m
+	for _, ws := range w.Steps {
+		if ws.State == session.StatePending {
+			continue // it never started
+		}
+		r.Steps = append(r.Steps, step(ws, warmup, r.metric))
+		for _, c := range ws.Changes {
+			if c.Action == session.KnobRevertFailed {
+				r.Errors = append(r.Errors, ErrorInfo{Time: c.Time, Step: ws.ID, RevertFailed: true,
+					Message: fmt.Sprintf("REVERT FAILED: %s: %s", knobText(c.Change.Knob, c.Change.Settings), c.Error),
+					Action:  "put it back by hand: " + strings.Join(c.Change.Undo, "; ")})
+			}
+		}
+	}
+	// The operator may run steps out of the playbook's order.
+	sort.SliceStable(r.Steps, func(i, j int) bool { return r.Steps[i].started.Before(r.Steps[j].started) })
+	for _, n := range w.Notes {
+		r.Notes = append(r.Notes, NoteInfo{Time: n.Time, Step: n.Step, Text: n.Text})
+	}
+	for _, e := range w.Errors {
+		r.Errors = append(r.Errors, ErrorInfo{Time: e.Time, Step: e.Step, Message: e.Message, Action: e.Action})
+	}
+	// In the order they happened; a failed revert before the error event
+	// that follows it.
+	sort.SliceStable(r.Errors, func(i, j int) bool { return r.Errors[i].Time.Before(r.Errors[j].Time) })
+	r.Conclusion = w.Conclusion()
+	if w.End != nil {
+		r.Ended = string(w.End.Ended)
+		if w.End.Error != "" {
+			r.Errors = append(r.Errors, ErrorInfo{Time: w.Last, Message: "session " + r.Ended + ": " + w.End.Error})
 		}
 	}
 	for _, b := range bad {
@@ -288,14 +231,35 @@ func Build(events []session.Event, bad []*session.LineError) *Report {
 	return r
 }
 
-// judgedOn is the metric and warm-up of the playbook the log carries, or
-// the defaults when it carries none that parses.
-func judgedOn(d *session.SessionStart) (string, time.Duration) {
-	pb, err := playbook.Parse(d.Source, []byte(d.YAML), func(string, knob.Settings) error { return nil })
-	if d.YAML == "" || err != nil {
-		return "", playbook.DefaultWarmup.Std()
+// step is a step of the walk as the report shows it.
+func step(ws *session.StepState, warmup time.Duration, metric string) *Step {
+	s := &Step{ID: ws.ID, Title: ws.Title, Hypothesis: ws.Hypothesis, Reproduce: ws.Reproduce, Knobs: []Knob{},
+		State: string(ws.State), Reason: ws.Reason, Verdicts: []Verdict{}, Seconds: len(ws.Samples),
+		DurationS: ws.DurationS, ExtendedS: ws.ExtendedS, Summary: ws.Summary, samples: ws.Samples, started: ws.Started}
+	for _, u := range ws.Knobs {
+		s.Knobs = append(s.Knobs, Knob{Knob: u.Knob, Settings: u.With, Text: knobText(u.Knob, u.With), Actions: []KnobAction{}})
 	}
-	return pb.Metric, pb.Warmup.Std()
+	for _, c := range ws.Changes {
+		k := findKnob(s, c.Change.Knob, c.Change.Settings)
+		k.Actions = append(k.Actions, KnobAction{Action: string(c.Action), Time: c.Time, Do: nonNil(c.Change.Do),
+			Undo: nonNil(c.Change.Undo), Before: c.Change.Before, After: c.Change.After, Error: c.Error})
+	}
+	for _, d := range ws.Verdicts {
+		v := d.Verdict
+		s.Verdicts = append(s.Verdicts, Verdict{Against: string(d.Against), Metric: v.Metric,
+			BaseMedian: finite(v.BaseMedian), StepMedian: finite(v.StepMedian), Ratio: finite(v.Ratio),
+			CILow: finite(v.CILow), CIHigh: finite(v.CIHigh), Confidence: finite(v.Confidence), P: finite(v.P),
+			NBase: v.NBase, NStep: v.NStep, Outcome: string(v.Outcome), Why: v.Why})
+	}
+	if d := ws.Decision; d != nil {
+		s.Decision = &Decision{State: s.State, Meaning: d.Meaning, Next: d.Next, Conclusion: d.Conclusion}
+	}
+	s.Median = median(verdict.Trim(ws.Samples, warmup), metric)
+	if s.Median == nil && len(s.Verdicts) > 0 {
+		m := s.Verdicts[0].StepMedian
+		s.Median = &m
+	}
+	return s
 }
 
 func findKnob(s *Step, name string, set map[string]string) *Knob {
@@ -336,7 +300,7 @@ func median(samples []probe.Sample, metric string) *float64 {
 	if err != nil || len(vals) == 0 {
 		return nil
 	}
-	m := verdict.Median(vals)
+	m := series.Median(vals)
 	return &m
 }
 
@@ -485,15 +449,14 @@ func (r *Report) incidents() []incident {
 // they measured it, else the nearest one they did (pgbench: avg_ms), with
 // its name and a getter.
 //
-// A second without operations (a stall) has no latency: NaN, a gap in a
-// chart, as verdict.Values leaves it out; drawn as 0 ms it would look like
-// the fastest second.
+// A second without operations (a stall) has no latency (probe.Sample.Value):
+// NaN, a gap in a chart, as verdict.Values leaves it out.
 func latency(want string, samples []probe.Sample) (string, probe.Field, func(probe.Sample) float64) {
 	name, _ := verdict.Pick(want, verdict.Measured(samples))
 	f, _ := probe.FieldByName(name)
 	return name, f, func(s probe.Sample) float64 {
-		v, ok := s.Get(f)
-		if !ok || s.OpsPerS == 0 || math.IsInf(v, 0) {
+		v, ok := s.Value(f)
+		if !ok || math.IsInf(v, 0) {
 			return math.NaN()
 		}
 		return v

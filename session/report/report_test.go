@@ -107,7 +107,7 @@ func stream(n int) []session.Event {
 		}
 		add(session.TypeStepEnd, s.id, &session.StepEnd{State: s.state, Summary: &probe.Summary{DurationS: float64(n), Ops: int64(s.ops) * int64(n),
 			OpsPerS: s.ops, P50Ms: s.p50, P95Ms: 2 * s.p50, P99Ms: 3 * s.p50, MaxMs: 10 * s.p50, Ended: probe.EndCompleted}, DurationS: float64(n) + 0.04})
-		add(session.TypeDecision, s.id, &session.Decision{State: s.state, Meaning: s.meaning, Next: s.next, Conclusion: s.concl})
+		add(session.TypeDecision, s.id, &session.Decision{Meaning: s.meaning, Next: s.next, Conclusion: s.concl})
 	}
 	add(session.TypeSessionEnd, "", &session.SessionEnd{Ended: session.EndConcluded, Conclusion: steps[2].concl})
 	return evs
@@ -304,7 +304,7 @@ func TestNoReference(t *testing.T) {
 			}
 		case *session.Decision:
 			if e.Step == "reproduce" {
-				d.State, d.Meaning = session.StateMeasured, baseline
+				d.Meaning = baseline
 			}
 		}
 	}

@@ -102,6 +102,9 @@ func measuredText(s *Step) string {
 	if s.DurationS > 0 {
 		t += fmt.Sprintf(" in %.1f s", s.DurationS)
 	}
+	if s.ExtendedS > 0 {
+		t += fmt.Sprintf(" (the operator extended it by %.0f s)", s.ExtendedS)
+	}
 	if m := s.Summary; m != nil {
 		t += ": " + summaryText(m)
 		if m.Server != "" {

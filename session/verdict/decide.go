@@ -91,8 +91,12 @@ func (v Verdict) stats() string {
 //	0.712ms -> 1.352ms  1.90x [1.81x, 2.02x]  p=0.000 n=8+8  regressed
 func (v Verdict) String() string {
 	unit := ""
-	if m, err := lookup(v.Metric); err == nil {
-		unit = m.unit
+	switch f, err := lookup(v.Metric); {
+	case err != nil:
+	case f.IsLatency():
+		unit = f.Unit() // glued, as benchstat writes it: 0.712ms
+	default:
+		unit = " " + f.Unit() // 5123 ops/s
 	}
 	ratio := "?"
 	if v.BaseMedian != 0 {
@@ -108,8 +112,8 @@ func (v Verdict) String() string {
 
 // label is the short name of a metric in a sentence: "p50", "ops/s".
 func label(metric string) string {
-	if m, err := lookup(metric); err == nil {
-		return m.label
+	if f, err := lookup(metric); err == nil {
+		return f.Label()
 	}
 	return metric
 }

@@ -2,35 +2,38 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
 )
 
-// metric is one per-second field of probe.Sample that a step can be judged on.
-type metric struct {
-	name          string
-	label         string // short name in a Why: "p50", "ops/s"
-	unit          string // after a value in String: "ms", " ops/s"
-	higherIsWorse bool
-	latency       bool // undefined in a second without operations
-	field         probe.Field
-}
+// metrics are the fields a step can be judged on, in the order they are
+// documented: the latencies, then the throughputs, each in Sample's order,
+// so the default (p50_ms) comes first. Errors are not among them: a count
+// of failed operations is mostly 0, and a ratio of its medians says nothing.
+var metrics = judged()
 
-var metrics = []metric{
-	{"p50_ms", "p50", "ms", true, true, probe.FieldP50},
-	{"p95_ms", "p95", "ms", true, true, probe.FieldP95},
-	{"p99_ms", "p99", "ms", true, true, probe.FieldP99},
-	{"max_ms", "max", "ms", true, true, probe.FieldMax},
-	{"avg_ms", "avg", "ms", true, true, probe.FieldAvg},
-	{"ops_per_s", "ops/s", " ops/s", false, false, probe.FieldOps},
-	{"mib_per_s", "MiB/s", " MiB/s", false, false, probe.FieldMiB},
+func judged() []probe.Field {
+	var lat, rate []probe.Field
+	for _, f := range probe.AllFields.List() {
+		switch {
+		case f.IsLatency():
+			lat = append(lat, f)
+		case !f.HigherIsWorse():
+			rate = append(rate, f)
+		}
+	}
+	return append(lat, rate...)
 }
 
 // latencyOrder is the order in which Pick looks for a latency a workload
-// measured when it lacks the one asked for.
-var latencyOrder = []string{"p95_ms", "p99_ms", "p50_ms", "avg_ms", "max_ms"}
+// measured when it lacks the one asked for: the percentiles before the
+// mean, since the verdict compares medians of percentiles as the seeds
+// did; p95 first, the one sysbench gives by default, then the tail p99;
+// max last, one operation a second being the noisiest thing to judge on.
+var latencyOrder = []probe.Field{probe.FieldP95, probe.FieldP99, probe.FieldP50, probe.FieldAvg, probe.FieldMax}
 
 // Measured is the set of fields every one of the samples measured.
 func Measured(runs ...[]probe.Sample) probe.Fields {
@@ -49,18 +52,17 @@ func Measured(runs ...[]probe.Sample) probe.Fields {
 // a sentence saying why. It returns metric unchanged (and why "") when
 // nothing closer exists, so Values then finds no values.
 func Pick(metric string, have probe.Fields) (string, string) {
-	m, err := lookup(metric)
-	if err != nil || have.Has(m.field) {
+	f, err := lookup(metric)
+	if err != nil || have.Has(f) {
 		return metric, ""
 	}
-	candidates := []string{"ops_per_s"}
-	if m.latency {
+	candidates := []probe.Field{probe.FieldOps}
+	if f.IsLatency() {
 		candidates = latencyOrder
 	}
 	for _, c := range candidates {
-		cm, _ := lookup(c)
-		if have.Has(cm.field) {
-			return c, fmt.Sprintf("judged on %s: the workload does not measure %s per second (it gives %s)", c, metric, strings.Join(have.Names(), ", "))
+		if have.Has(c) {
+			return c.String(), fmt.Sprintf("judged on %s: the workload does not measure %s per second (it gives %s)", c, metric, strings.Join(have.Names(), ", "))
 		}
 	}
 	return metric, ""
@@ -72,46 +74,40 @@ const DefaultMetric = "p50_ms"
 // Metrics lists the names Values accepts, in the order they are documented.
 func Metrics() []string {
 	names := make([]string, len(metrics))
-	for i, m := range metrics {
-		names[i] = m.name
+	for i, f := range metrics {
+		names[i] = f.String()
 	}
 	return names
 }
 
-func lookup(name string) (metric, error) {
-	for _, m := range metrics {
-		if m.name == name {
-			return m, nil
-		}
+func lookup(name string) (probe.Field, error) {
+	if f, ok := probe.FieldByName(name); ok && slices.Contains(metrics, f) {
+		return f, nil
 	}
-	return metric{}, fmt.Errorf("unknown metric %q (use one of %s)", name, strings.Join(Metrics(), ", "))
+	return 0, fmt.Errorf("unknown metric %q (use one of %s)", name, strings.Join(Metrics(), ", "))
 }
 
 // HigherIsWorse reports whether a larger value of metric is a regression:
 // true for the latencies, false for ops_per_s and mib_per_s. An unknown
 // metric is treated as a latency.
 func HigherIsWorse(metric string) bool {
-	m, err := lookup(metric)
-	return err != nil || m.higherIsWorse
+	f, err := lookup(metric)
+	return err != nil || f.HigherIsWorse()
 }
 
-// Values returns metric from each sample that measured it, in order. A latency of a second in
-// which no operation completed (ops_per_s 0) is not a measurement — the probe
-// reports it as 0, which would read as a very fast second — so for the
-// latency metrics such seconds are left out; a stall shows in ops_per_s and
-// in max_ms of the second that ends it.
+// Values returns metric from each sample that measured it, in order; a
+// latency of a second without operations is not a measurement and is left
+// out (see probe.Sample.Value).
 func Values(samples []probe.Sample, metric string) ([]float64, error) {
-	m, err := lookup(metric)
+	f, err := lookup(metric)
 	if err != nil {
 		return nil, err
 	}
 	vs := make([]float64, 0, len(samples))
 	for _, s := range samples {
-		v, ok := s.Get(m.field)
-		if !ok || m.latency && s.OpsPerS == 0 {
-			continue
+		if v, ok := s.Value(f); ok {
+			vs = append(vs, v)
 		}
-		vs = append(vs, v)
 	}
 	return vs, nil
 }

@@ -61,9 +61,9 @@ func TestValuesUnknownMetric(t *testing.T) {
 
 func TestHigherIsWorse(t *testing.T) {
 	uu := map[string]bool{
-		"p50_ms": true, "p95_ms": true, "p99_ms": true, "max_ms": true,
+		"p50_ms": true, "p95_ms": true, "p99_ms": true, "max_ms": true, "avg_ms": true,
 		"ops_per_s": false, "mib_per_s": false,
-		"unknown": true,
+		"unknown": true, "errors": true,
 	}
 	for metric, want := range uu {
 		if got := HigherIsWorse(metric); got != want {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/series"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -134,7 +135,7 @@ func Compare(base, step []float64, opt Options) Verdict {
 		v.Why = fmt.Sprintf("need at least %d seconds per side, have %d+%d", o.MinSamples, len(base), len(step))
 		// Still show what was measured: the medians (and their ratio) are
 		// facts even when too few to judge.
-		v.BaseMedian, v.StepMedian = Median(base), Median(step)
+		v.BaseMedian, v.StepMedian = series.Median(base), series.Median(step)
 		if v.BaseMedian > 0 {
 			v.Ratio = v.StepMedian / v.BaseMedian
 		}
@@ -212,22 +213,3 @@ func unusable(values []float64, name string) error {
 // oneLine is err, whose errors.Join parts are on lines of their own, as one
 // clause of a sentence.
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
-
-// Median is the median of the finite values, or 0 when there are none: the
-// BaseMedian and StepMedian of a verdict.
-func Median(values []float64) float64 {
-	var c []float64
-	for _, v := range values {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			c = append(c, v)
-		}
-	}
-	if len(c) == 0 {
-		return 0
-	}
-	slices.Sort(c)
-	if n := len(c); n%2 == 0 {
-		return (c[n/2-1] + c[n/2]) / 2
-	}
-	return c[len(c)/2]
-}

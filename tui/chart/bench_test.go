@@ -1,6 +1,10 @@
 package chart
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/perfbisect/perfbisect/probe"
+)
 
 // BenchmarkRingPushTail is one second of a live chart's feed: a push, then
 // the window read back into a reused slice. Both must be free of allocations.
@@ -12,7 +16,7 @@ func BenchmarkRingPushTail(b *testing.B) {
 	for b.Loop() {
 		sec++
 		r.Push(sample(sec))
-		dst = r.Tail(dst, P99, 600)
+		dst = r.Tail(dst, probe.FieldP99, 600)
 	}
 }
 
@@ -64,8 +68,8 @@ func BenchmarkRender78x6(b *testing.B) {
 		from := rings[2].WindowStart(60)
 		c := Chart{Title: "latency p99 ms, last 60s", Window: 60, FirstSec: from}
 		for k, r := range rings {
-			bufs[k] = r.Range(bufs[k], P99, from, 60)
-			c.Series = append(c.Series, Series{Name: "run", Values: bufs[k], Reduce: P99.Reduce()})
+			bufs[k] = r.Range(bufs[k], probe.FieldP99, from, 60)
+			c.Series = append(c.Series, Series{Name: "run", Values: bufs[k], Reduce: Worst(probe.FieldP99)})
 		}
 		_ = c.Render(78, 6)
 	}

@@ -1,6 +1,7 @@
 // Package chart owns the live charts of perfbisect: a bounded Ring that keeps
-// the last samples of a run, the Metric a chart shows, and Render, which plots
-// one or more runs overlaid in a fixed box of terminal cells.
+// the last samples of a run, how a chart shows a probe.Field (its title, the
+// worst second of a column, the `m` key's cycle of latencies), and Render,
+// which plots one or more runs overlaid in a fixed box of terminal cells.
 //
 // Everything here is cheap enough for every frame of a bubbletea View: a Ring
 // has fixed memory and Push never allocates, reading a window costs the window
@@ -13,14 +14,14 @@
 //
 //	from := step.WindowStart(window)            // first second of the last `window` seconds
 //	c := chart.Chart{
-//		Title:    "latency " + metric.String(),
+//		Title:    "latency " + chart.Title(field),
 //		Window:   window,
 //		FirstSec: from,
 //		Color:    color,
 //		Series: []chart.Series{ // later series are drawn over earlier ones
-//			{Name: "reference", Values: ref.Range(bufs[0], metric, from, window), Color: chart.ColorReference, Reduce: metric.Reduce()},
-//			{Name: "regression", Values: repro.Range(bufs[1], metric, from, window), Color: chart.ColorRegression, Reduce: metric.Reduce()},
-//			{Name: "step tmpfs", Values: step.Range(bufs[2], metric, from, window), Color: chart.ColorStep, Reduce: metric.Reduce()},
+//			{Name: "reference", Values: ref.Range(bufs[0], field, from, window), Color: chart.ColorReference, Reduce: chart.Worst(field)},
+//			{Name: "regression", Values: repro.Range(bufs[1], field, from, window), Color: chart.ColorRegression, Reduce: chart.Worst(field)},
+//			{Name: "step tmpfs", Values: step.Range(bufs[2], field, from, window), Color: chart.ColorStep, Reduce: chart.Worst(field)},
 //		},
 //	}
 //	out := c.Render(width, height)

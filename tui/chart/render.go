@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
+	"github.com/perfbisect/perfbisect/internal/series"
 )
 
 // Color is a colour of the xterm 256-colour palette (0–15 being the
@@ -38,18 +39,6 @@ func (c Color) ansi() asciigraph.AnsiColor {
 	return asciigraph.AnsiColor(c)
 }
 
-// Reduce is how Render folds the seconds that share one column, when a window
-// has more seconds than the chart has columns.
-type Reduce int
-
-// The ways to fold seconds into a column. Metric.Reduce picks the one that
-// keeps what matters about a metric visible.
-const (
-	ReduceMean Reduce = iota // the mean of the column's seconds
-	ReduceMax                // the highest: latency spikes stay visible
-	ReduceMin                // the lowest: throughput stalls stay visible
-)
-
 // Series is one run on a chart.
 type Series struct {
 	// Name is the legend's text for the run ("step tmpfs", "reference").
@@ -59,8 +48,10 @@ type Series struct {
 	Values []float64
 	// Color is the run's colour when the chart is in colour; zero picks one.
 	Color Color
-	// Reduce folds seconds sharing a column; see Metric.Reduce.
-	Reduce Reduce
+	// Reduce folds the seconds that share a column when the window has
+	// more seconds than the chart has columns; Worst picks the one that
+	// keeps what matters about a field visible. The zero Reduce is the mean.
+	Reduce series.Reduce
 }
 
 // Chart is what one chart shows. Render draws it.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/perfbisect/perfbisect/internal/series"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with what Render draws now")
@@ -30,9 +31,9 @@ func bisect() []Series {
 	}
 	step[17] = 28.5 // a stall: the step's p99 spikes
 	return []Series{
-		{Name: "reference", Values: ref, Color: ColorReference, Reduce: ReduceMax},
-		{Name: "regression", Values: reg, Color: ColorRegression, Reduce: ReduceMax},
-		{Name: "step tmpfs", Values: step, Color: ColorStep, Reduce: ReduceMax},
+		{Name: "reference", Values: ref, Color: ColorReference, Reduce: series.Max},
+		{Name: "regression", Values: reg, Color: ColorRegression, Reduce: series.Max},
+		{Name: "step tmpfs", Values: step, Color: ColorStep, Reduce: series.Max},
 	}
 }
 
@@ -44,10 +45,10 @@ func long() []Series {
 		for i := range v {
 			v[i] = float64(4000-1200*k) + float64(i*37%101)*7
 			if (i+13*k)%97 == 0 {
-				v[i] = 40 // a stall, which ReduceMin keeps
+				v[i] = 40 // a stall, which series.Min keeps
 			}
 		}
-		out[k] = Series{Name: name, Values: v, Reduce: ReduceMin}
+		out[k] = Series{Name: name, Values: v, Reduce: series.Min}
 	}
 	return out
 }
@@ -168,7 +169,7 @@ func TestRenderNeverOverflows(t *testing.T) {
 				Name:   titles[rng.IntN(len(titles))],
 				Values: v,
 				Color:  Color(rng.IntN(256)),
-				Reduce: Reduce(rng.IntN(4)),
+				Reduce: series.Reduce(rng.IntN(4)),
 			})
 		}
 		w, h := sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))]

@@ -1,6 +1,10 @@
 package chart
 
-import "math"
+import (
+	"math"
+
+	"github.com/perfbisect/perfbisect/internal/series"
+)
 
 // Values beyond these are drawn at the limit (or as zero), so that the scale
 // and asciigraph's arithmetic stay finite whatever a caller passes.
@@ -45,23 +49,23 @@ func dataRange(series []Series, window int) (lo, hi float64, some bool) {
 // when there are fewer seconds than positions, and the reduction of its
 // seconds when there are more. Positions past the end of vals are NaN, so a
 // short series is drawn from the left. Values are kept within [lo, hi].
-func resample(dst, vals []float64, red Reduce, window int, lo, hi float64) []float64 {
+func resample(dst, vals []float64, red series.Reduce, window int, lo, hi float64) []float64 {
 	n := len(dst)
 	vals = vals[:min(len(vals), window)]
-	for p := range dst {
-		v := math.NaN()
-		if window <= n {
+	if window > n {
+		series.Resample(dst, vals, window, red)
+	} else {
+		for p := range dst {
+			dst[p] = math.NaN()
 			if i := nearest(p, n, window); i < len(vals) {
-				v = vals[i]
+				dst[p] = vals[i]
 			}
-		} else {
-			a, b := p*window/n, min((p+1)*window/n, len(vals))
-			v = reduce(vals[min(a, b):b], red)
 		}
+	}
+	for p, v := range dst {
 		if !math.IsNaN(v) {
-			v = min(max(clean(v), lo), hi)
+			dst[p] = min(max(clean(v), lo), hi)
 		}
-		dst[p] = v
 	}
 	return dst
 }
@@ -88,34 +92,4 @@ func position(i, n, window int) int {
 		return (2*i*(n-1) + window - 1) / (2 * (window - 1)) // round(i*(n-1)/(window-1))
 	}
 	return i * n / window
-}
-
-// reduce folds vals with red, skipping gaps; all gaps make a gap.
-func reduce(vals []float64, red Reduce) float64 {
-	var acc float64
-	k := 0
-	for _, v := range vals {
-		if math.IsNaN(v) {
-			continue
-		}
-		v = clean(v)
-		switch {
-		case k == 0:
-			acc = v
-		case red == ReduceMax:
-			acc = max(acc, v)
-		case red == ReduceMin:
-			acc = min(acc, v)
-		default:
-			acc += v
-		}
-		k++
-	}
-	switch {
-	case k == 0:
-		return math.NaN()
-	case red == ReduceMax, red == ReduceMin:
-		return acc
-	}
-	return acc / float64(k)
 }

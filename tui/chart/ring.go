@@ -62,10 +62,10 @@ func (r *Ring) Last() (probe.Sample, bool) {
 	return r.at(r.n - 1), true
 }
 
-// Tail appends the values of m for the last n samples, oldest first, to
+// Tail appends the values of f for the last n samples, oldest first, to
 // dst[:0] and returns it. It allocates only when dst has too little room. An
 // n larger than Len gives Len values; an n below 1 gives none.
-func (r *Ring) Tail(dst []float64, m Metric, n int) []float64 {
+func (r *Ring) Tail(dst []float64, f probe.Field, n int) []float64 {
 	dst = dst[:0]
 	n = min(max(n, 0), r.n)
 	if n == 0 {
@@ -77,7 +77,7 @@ func (r *Ring) Tail(dst []float64, m Metric, n int) []float64 {
 	for n > 0 {
 		end := min(len(r.buf), i+n)
 		for _, s := range r.buf[i:end] {
-			dst = append(dst, m.Value(s))
+			dst = append(dst, Value(f, s))
 		}
 		n -= end - i
 		i = 0
@@ -85,14 +85,14 @@ func (r *Ring) Tail(dst []float64, m Metric, n int) []float64 {
 	return dst
 }
 
-// Range puts the values of m at the run seconds from, from+1, …, from+n-1 in
+// Range puts the values of f at the run seconds from, from+1, …, from+n-1 in
 // dst[:0] and returns it, so that runs of different lengths line up on the
 // same x axis. A second the ring has no sample for (a gap in the run, or
 // before its oldest sample) is NaN, which Render leaves blank. The result
 // stops at the ring's newest sample: a run shorter than the window gives a
 // shorter slice, which Render draws from the left. It allocates only when dst
 // has too little room.
-func (r *Ring) Range(dst []float64, m Metric, from, n int) []float64 {
+func (r *Ring) Range(dst []float64, f probe.Field, from, n int) []float64 {
 	dst = dst[:0]
 	last, ok := r.Last()
 	if !ok || n <= 0 || last.Sec < from {
@@ -122,7 +122,7 @@ func (r *Ring) Range(dst []float64, m Metric, from, n int) []float64 {
 			break
 		}
 		if k >= 0 { // a sample out of order may be before from
-			dst[k] = m.Value(s)
+			dst[k] = Value(f, s)
 		}
 	}
 	return dst

@@ -71,14 +71,14 @@ func TestRingTail(t *testing.T) {
 			if got := r.Len(); got != u.wantLen {
 				t.Errorf("Len = %d, want %d", got, u.wantLen)
 			}
-			if got := r.Tail(nil, P50, u.n); !slices.Equal(got, u.want) {
-				t.Errorf("Tail(nil, P50, %d) = %v, want %v", u.n, got, u.want)
+			if got := r.Tail(nil, probe.FieldP50, u.n); !slices.Equal(got, u.want) {
+				t.Errorf("Tail(nil, p50_ms, %d) = %v, want %v", u.n, got, u.want)
 			}
 			// Into a dst with room and stale contents: overwritten, same array.
 			dst := make([]float64, 7, 16)
-			got := r.Tail(dst, P50, u.n)
+			got := r.Tail(dst, probe.FieldP50, u.n)
 			if !slices.Equal(got, u.want) || (len(got) > 0 && &got[0] != &dst[0]) {
-				t.Errorf("Tail(dst, P50, %d) = %v (same array: %v), want %v in dst", u.n, got, len(got) > 0 && &got[0] == &dst[0], u.want)
+				t.Errorf("Tail(dst, p50_ms, %d) = %v (same array: %v), want %v in dst", u.n, got, len(got) > 0 && &got[0] == &dst[0], u.want)
 			}
 			last, ok := r.Last()
 			if wantOK := u.wantLen > 0; ok != wantOK || (ok && last != sample(u.pushed)) {
@@ -90,13 +90,13 @@ func TestRingTail(t *testing.T) {
 
 func TestRingMetrics(t *testing.T) {
 	r := ringOf(3, 1, 2, 3, 4)
-	uu := map[Metric][]float64{
-		OpsPerS: {200, 300, 400},
-		MiBPerS: {0.5, 0.75, 1},
-		P50:     {2, 3, 4},
-		P95:     {4, 6, 8},
-		P99:     {6, 9, 12},
-		Max:     {8, 12, 16},
+	uu := map[probe.Field][]float64{
+		probe.FieldOps: {200, 300, 400},
+		probe.FieldMiB: {0.5, 0.75, 1},
+		probe.FieldP50: {2, 3, 4},
+		probe.FieldP95: {4, 6, 8},
+		probe.FieldP99: {6, 9, 12},
+		probe.FieldMax: {8, 12, 16},
 	}
 	for m, want := range uu {
 		if got := r.Tail(nil, m, 3); !slices.Equal(got, want) {
@@ -111,10 +111,10 @@ func TestRingZeroValue(t *testing.T) {
 	if r.Len() != 0 || r.Cap() != 0 {
 		t.Errorf("zero Ring: Len %d Cap %d after a push, want 0 0", r.Len(), r.Cap())
 	}
-	if got := r.Tail(nil, P99, 5); len(got) != 0 {
+	if got := r.Tail(nil, probe.FieldP99, 5); len(got) != 0 {
 		t.Errorf("zero Ring: Tail = %v", got)
 	}
-	if got := r.Range(nil, P99, 1, 5); len(got) != 0 {
+	if got := r.Range(nil, probe.FieldP99, 1, 5); len(got) != 0 {
 		t.Errorf("zero Ring: Range = %v", got)
 	}
 	if _, ok := r.Last(); ok {
@@ -140,7 +140,7 @@ func TestRingReset(t *testing.T) {
 	}
 	r.Push(sample(1))
 	r.Push(sample(2))
-	if got, want := r.Tail(nil, P50, 5), p50s(1, 2); !slices.Equal(got, want) {
+	if got, want := r.Tail(nil, probe.FieldP50, 5), p50s(1, 2); !slices.Equal(got, want) {
 		t.Errorf("pushed after Reset: Tail = %v, want %v", got, want)
 	}
 }
@@ -172,7 +172,7 @@ func TestRingRange(t *testing.T) {
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
-			got := u.r.Range(make([]float64, 3, 8), P50, u.from, u.n)
+			got := u.r.Range(make([]float64, 3, 8), probe.FieldP50, u.from, u.n)
 			if u.wantNone {
 				if len(got) != 0 {
 					t.Errorf("Range(%d, %d) = %v, want nothing", u.from, u.n, got)
@@ -210,17 +210,17 @@ func TestRingClone(t *testing.T) {
 	c := r.Clone()
 	r.Push(sample(7))
 	r.Push(sample(8))
-	if got, want := c.Tail(nil, P50, 10), p50s(3, 4, 5, 6); !slices.Equal(got, want) {
+	if got, want := c.Tail(nil, probe.FieldP50, 10), p50s(3, 4, 5, 6); !slices.Equal(got, want) {
 		t.Errorf("clone after pushes to the original: %v, want %v", got, want)
 	}
 	if c.Cap() != 4 {
 		t.Errorf("clone Cap = %d, want 4", c.Cap())
 	}
 	c.Push(sample(7))
-	if got, want := c.Tail(nil, P50, 10), p50s(4, 5, 6, 7); !slices.Equal(got, want) {
+	if got, want := c.Tail(nil, probe.FieldP50, 10), p50s(4, 5, 6, 7); !slices.Equal(got, want) {
 		t.Errorf("clone after its own push: %v, want %v", got, want)
 	}
-	if got, want := r.Tail(nil, P50, 10), p50s(5, 6, 7, 8); !slices.Equal(got, want) {
+	if got, want := r.Tail(nil, probe.FieldP50, 10), p50s(5, 6, 7, 8); !slices.Equal(got, want) {
 		t.Errorf("original after pushes: %v, want %v", got, want)
 	}
 }
@@ -234,10 +234,10 @@ func TestRingNoAlloc(t *testing.T) {
 	if a := testing.AllocsPerRun(1000, func() { sec++; r.Push(sample(sec)) }); a != 0 {
 		t.Errorf("Push: %v allocs, want 0", a)
 	}
-	if a := testing.AllocsPerRun(100, func() { dst = r.Tail(dst, P99, 600) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { dst = r.Tail(dst, probe.FieldP99, 600) }); a != 0 {
 		t.Errorf("Tail: %v allocs, want 0", a)
 	}
-	if a := testing.AllocsPerRun(100, func() { dst = r.Range(dst, P99, r.WindowStart(600), 600) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { dst = r.Range(dst, probe.FieldP99, r.WindowStart(600), 600) }); a != 0 {
 		t.Errorf("Range: %v allocs, want 0", a)
 	}
 }

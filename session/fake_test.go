@@ -1,0 +1,252 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
+	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/knob"
+)
+
+// The runner's every way out of a step, on a scripted host: milliseconds,
+// no root. The tests in runner_test.go prove the same on the real host.
+
+const (
+	diskMs   = 1.3 // the regression
+	memoryMs = 0.1
+)
+
+func fakeHost() *hosttest.Fake {
+	return &hosttest.Fake{Knobs: map[string]hosttest.FakeKnob{
+		"tmpfs": {Change: knob.Change{Knob: "tmpfs", Do: []string{"mount -t tmpfs tmpfs /run/perfbisect/t"}, Undo: []string{"umount /run/perfbisect/t"}}},
+		"fsync": {Workload: func(s probe.Spec) probe.Spec { s.Sync = probe.SyncNone; return s }},
+	}}
+}
+
+func fakeRunner(t *testing.T, w *walk, h *hosttest.Fake) *Runner {
+	t.Helper()
+	pb := quickPlaybook(t)
+	spec := pb.Workload
+	spec.Dir = "/data"
+	r, err := NewRunner(Options{Playbook: pb, Host: h, Workload: spec, Emit: w.emit, Confirm: w.confirm, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func knobActions(w *walk, step string) string {
+	var out []string
+	for _, e := range w.of(TypeKnob, step) {
+		out = append(out, string(e.Data.(*KnobEvent).Action))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestFakeWalkConcludes(t *testing.T) {
+	h := fakeHost()
+	h.Runs = []hosttest.FakeRun{
+		{Samples: hosttest.Seconds(6, diskMs)},
+		{Samples: hosttest.Seconds(6, memoryMs)},
+		{Samples: hosttest.Seconds(6, memoryMs)},
+	}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	conclusion, err := r.Run(context.Background())
+	if err != nil || conclusion != "flush latency of this disk; the volume type could not be tried here" {
+		t.Fatalf("Run: %q, %v", conclusion, err)
+	}
+	want := "plan tmpfs apply tmpfs run revert tmpfs plan fsync apply fsync run revert fsync plan volume-type"
+	if got := strings.Join(h.Calls()[1:], " "); got != want { // the first run is the reproduce step's
+		t.Errorf("host asked %q, want %q", got, want)
+	}
+	// Live and replay are one fold: the runner's walk is the one its
+	// events make.
+	if got, want := summarize(r.Walk()), summarize(Fold(w.events)); got != want {
+		t.Errorf("the runner's walk:\n%s\nthe fold of its events:\n%s", got, want)
+	}
+	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> fsync; fsync gone -> volume; volume unavailable => flush latency of this disk; the volume type could not be tried here" {
+		t.Errorf("walk: %s", got)
+	}
+}
+
+// summarize is a walk in one line: each step's state and where it went.
+func summarize(w *Walk) string {
+	var parts []string
+	for _, s := range w.Steps {
+		p := s.ID + " " + string(s.State)
+		if d := s.Decision; d != nil {
+			p += map[bool]string{true: " => " + d.Conclusion, false: " -> " + d.Next}[d.Conclusion != ""]
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func TestFakeCancelPutsTheKnobBack(t *testing.T) {
+	h := fakeHost()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(6, memoryMs), Hold: true, Then: func(sec int) {
+		if sec == 3 {
+			cancel() // Ctrl-C in the middle of the step
+		}
+	}}}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	res := r.Step(ctx, &r.opt.Playbook.Steps[1])
+	if res.State != StateInterrupted {
+		t.Errorf("state %s (%s), want interrupted", res.State, res.Reason)
+	}
+	if got := knobActions(w, "tmpfs"); got != "planned applied reverted" {
+		t.Errorf("knob events %q, want planned applied reverted", got)
+	}
+	if n := len(res.Samples); n < 3 {
+		t.Errorf("%d seconds kept, want at least the 3 before the cancel", n)
+	}
+	if got := h.Calls(); got[len(got)-1] != "revert tmpfs" {
+		t.Errorf("calls %v, want the revert last", got)
+	}
+}
+
+func TestFakePanicPutsTheKnobBack(t *testing.T) {
+	h := fakeHost()
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(6, memoryMs)}}
+	w := &walk{}
+	boom := errors.New("boom")
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	r.opt.Emit = func(e Event) {
+		w.emit(e)
+		if e.Type == TypeSample {
+			panic(boom)
+		}
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != boom {
+				t.Errorf("recovered %v, want the panic to go on after the revert", p)
+			}
+		}()
+		r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	}()
+	if got := knobActions(w, "tmpfs"); got != "planned applied reverted" {
+		t.Errorf("knob events %q, want planned applied reverted", got)
+	}
+}
+
+func TestFakeRevertFailsLoudly(t *testing.T) {
+	h := fakeHost()
+	k := h.Knobs["tmpfs"]
+	k.RevertErr = errors.New("umount /run/perfbisect/t: target is busy")
+	h.Knobs["tmpfs"] = k
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(6, memoryMs)}}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	if got := knobActions(w, "tmpfs"); got != "planned applied revert_failed" {
+		t.Errorf("knob events %q, want planned applied revert_failed", got)
+	}
+	errs := w.of(TypeError, "tmpfs")
+	if len(errs) != 1 || !strings.Contains(errs[0].Data.(*ErrorEvent).Message, "REVERT FAILED for tmpfs: umount /run/perfbisect/t: target is busy") {
+		t.Errorf("error events %+v, want the failed revert said loudly", errs)
+	}
+	if !r.Walk().RevertFailed() {
+		t.Error("the walk does not know a revert failed")
+	}
+}
+
+func TestFakeApplyFailurePutsBackWhatWasApplied(t *testing.T) {
+	h := fakeHost()
+	h.Knobs["shell"] = hosttest.FakeKnob{ApplyErr: errors.New("exit status 3")}
+	pb := quickPlaybook(t)
+	pb.Steps[1].Knobs = append(pb.Steps[1].Knobs, knob.Use{Knob: "shell"})
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	r.opt.Playbook = pb
+	res := r.Step(context.Background(), &pb.Steps[1])
+	if res.State != StateFailed || !strings.Contains(res.Reason, "apply shell: exit status 3") {
+		t.Errorf("state %s (%s), want failed with the reason", res.State, res.Reason)
+	}
+	if got, want := h.Calls(), []string{"plan tmpfs", "plan shell", "apply tmpfs", "apply shell", "revert tmpfs"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("calls %v, want %v", got, want)
+	}
+	reverted, ended := -1, -1
+	for i, e := range w.events {
+		if k, ok := e.Data.(*KnobEvent); ok && k.Action == KnobReverted {
+			reverted = i
+		}
+		if e.Type == TypeStepEnd {
+			ended = i
+		}
+	}
+	if reverted < 0 || reverted > ended {
+		t.Errorf("tmpfs put back at event %d, the step's end at %d: want the revert first", reverted, ended)
+	}
+}
+
+func TestFakeExtendIsRecorded(t *testing.T) {
+	h := fakeHost()
+	w := &walk{}
+	var r *Runner
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(40, diskMs), Hold: true, Then: func(sec int) {
+		if sec == 2 {
+			r.Extend(10 * time.Second) // x, pressed in the second second
+		}
+	}}}
+	r = fakeRunner(t, w, h)
+	res := r.Step(context.Background(), &r.opt.Playbook.Steps[0])
+	ext := w.of(TypeExtend, "reproduce")
+	if len(ext) != 1 || *ext[0].Data.(*Extend) != (Extend{BySeconds: 10, PlannedS: 16, MaxS: 16}) {
+		t.Fatalf("extend events %+v, want one to 16 s", ext)
+	}
+	// No reference: nothing to judge against, so it runs as planned, now
+	// 16 s (and a second that came while it was being stopped is kept).
+	if n := len(res.Samples); n != 16 && n != 17 {
+		t.Errorf("%d seconds, want 16", n)
+	}
+	if res.PlannedS != 16 || res.ExtendedS != 10 {
+		t.Errorf("planned %g s, extended by %g s; want 16 and 10", res.PlannedS, res.ExtendedS)
+	}
+	r.Extend(10 * time.Second) // no step under way: nothing to extend
+	if n := len(w.of(TypeExtend, "")); n != 1 {
+		t.Errorf("%d extend events after the step ended, want still 1", n)
+	}
+}
+
+func TestFakeStopsOnceKnown(t *testing.T) {
+	h := fakeHost()
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(60, memoryMs), Hold: true}}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	if res.State != StateGone {
+		t.Errorf("state %s (%s), want gone", res.State, res.Reason)
+	}
+	// 13x faster is known at the planned 6 s, not at the 18 s limit.
+	if n := len(res.Samples); n != 6 && n != 7 {
+		t.Errorf("%d seconds, want the planned 6", n)
+	}
+}
+
+func TestFakeReproduceThatCannotRunConcludes(t *testing.T) {
+	h := fakeHost()
+	h.Runs = []hosttest.FakeRun{{StartErr: errors.New("sysbench: not found")}}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	conclusion, err := r.Run(context.Background())
+	if err != nil || !strings.Contains(conclusion, "The reproduce step could not be measured (sysbench: not found)") {
+		t.Errorf("Run: %q, %v", conclusion, err)
+	}
+	if s, _ := r.Walk().Step("reproduce"); s.State != StateFailed {
+		t.Errorf("reproduce %s, want failed", s.State)
+	}
+}
