@@ -2,7 +2,8 @@ package probe
 
 import (
 	"math"
-	"slices"
+
+	"github.com/perfbisect/perfbisect/internal/series"
 )
 
 // Tally adds up a run's per-second samples, as they arrive, into what they
@@ -103,15 +104,9 @@ func (t *Tally) Summary() (Summary, []string) {
 	}
 	var med [3]float64
 	for i, vs := range t.pct {
-		if len(vs) == 0 {
-			continue
-		}
-		s.Real |= pctFields[i]
-		vs = slices.Sorted(slices.Values(vs))
-		if n := len(vs); n%2 == 0 {
-			med[i] = (vs[n/2-1] + vs[n/2]) / 2
-		} else {
-			med[i] = vs[n/2]
+		if len(vs) > 0 {
+			s.Real |= pctFields[i]
+			med[i] = series.Median(vs)
 		}
 	}
 	s.P50Ms, s.P95Ms, s.P99Ms = med[0], med[1], med[2]

@@ -1,8 +1,9 @@
 // Package hosttest runs real workloads in tests, as net/http/httptest runs
 // real servers: the test binary doubles as `perfbisect agent`, so a test's
-// walk measures in a real child process, as perfbisect does. It imports
-// probe/host, so only the tests of packages above host (session, tui, cmd)
-// can use it.
+// walk measures in a real child process, as perfbisect does; beside it,
+// Fake is a scripted host for the paths of a walk no real machine can be
+// made to take on cue. It imports probe/host, so only the tests of packages
+// above host (session, tui, cmd) can use it.
 package hosttest
 
 import (
