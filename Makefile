@@ -39,14 +39,14 @@ lint:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@mkdir -p $(BENCH_DISK) $(BENCH_TMPFS)
-	$(GO) run ./internal/fiocompare -bin $(BIN) -rounds $(BENCH_ROUNDS) -duration $(BENCH_DURATION) \
+	$(GO) run ./tools/fiocompare -bin $(BIN) -rounds $(BENCH_ROUNDS) -duration $(BENCH_DURATION) \
 	  disk=$(BENCH_DISK) tmpfs=$(BENCH_TMPFS)
 	@rm -rf $(BENCH_DISK) $(BENCH_TMPFS)
 
 # Real runs that hold the verdicts to their promise (root; a few minutes):
 # 20 A/A pairs on the disk, and a 2x change on a throttled loop device.
 calibrate: build
-	$(GO) run ./internal/calibrate -bin $(BIN)
+	$(GO) run ./tools/calibrate -bin $(BIN)
 
 # The seeds' story on the lab (root, about a minute): an emulated gp2
 # volume measured with full burst credits is the reference; then its credits

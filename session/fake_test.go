@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"github.com/perfbisect/perfbisect/probe/knob"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 )
 
 // The test binary doubles as `perfbisect agent`, so the runner's tests run

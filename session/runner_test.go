@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session/playbook"
 )

@@ -2,7 +2,7 @@ package tui
 
 import (
 	"context"
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"os"
 	"testing"
 	"time"

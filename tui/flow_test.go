@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"io"
 	"path/filepath"
 	"regexp"

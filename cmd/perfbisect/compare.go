@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -12,7 +11,6 @@ import (
 	"github.com/perfbisect/perfbisect/session/report"
 	"github.com/perfbisect/perfbisect/session/verdict"
 	"github.com/spf13/cobra"
-	"golang.org/x/perf/benchmath"
 )
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -56,7 +54,11 @@ step, or --step.`,
 					return failure(fmt.Errorf("%s: no seconds left after the %v warm-up (a shorter --warmup?)", r.name, warmup))
 				}
 			}
-			if !printComparison(stdout, args[0], args[1], a, b, threshold) {
+			rows, err := report.Comparison(stdout, args[0], args[1], a, b, threshold)
+			switch {
+			case err != nil:
+				return failure(err)
+			case rows == 0:
 				return failure(errors.New("the two runs have no metric in common to compare (one measured only throughput, the other only latency?)"))
 			}
 			return nil
@@ -87,37 +89,4 @@ func reportBad(stderr io.Writer, what string, bad []error) {
 		}
 		fmt.Fprintf(stderr, "perfbisect: %s: %v\n", what, b)
 	}
-}
-
-// printComparison prints the seeds' multiplier table, a row per metric both
-// runs measured, and reports whether it printed any.
-func printComparison(w io.Writer, nameA, nameB string, a, b []probe.Sample, threshold float64) bool {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	rows := 0
-	fmt.Fprintf(tw, "metric\tA: %s\t\tB: %s\t\tB/A\t\t\t\n", nameA, nameB)
-	for _, m := range verdict.Metrics() {
-		va, errA := verdict.Values(a, m)
-		vb, errB := verdict.Values(b, m)
-		if errA != nil || errB != nil || len(va) == 0 || len(vb) == 0 {
-			continue
-		}
-		v := verdict.Compare(va, vb, verdict.Options{Metric: m, Threshold: threshold})
-		rows++
-		// "~": no change the verdict stands by (the same, or not known).
-		ratio := fmt.Sprintf("%.2fx", v.Ratio)
-		if v.Outcome == verdict.Same || v.Outcome == verdict.Inconclusive {
-			ratio = "~"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tp=%.3f\tn=%d+%d\t%s\t\n", m,
-			report.MetricText(m, v.BaseMedian), spread(va), report.MetricText(m, v.StepMedian), spread(vb),
-			ratio, v.P, v.NBase, v.NStep, v.Outcome)
-	}
-	tw.Flush()
-	return rows > 0
-}
-
-// spread is the 95% confidence interval of a median, as benchstat shows it.
-func spread(v []float64) string {
-	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(append([]float64(nil), v...), &benchmath.DefaultThresholds), 0.95)
-	return "±" + s.PctRangeString()
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -70,8 +68,13 @@ func runImport(file, format string, stdout, stderr io.Writer) error {
 	}
 	sum := res.Summary
 	if sum == nil {
-		var notes []string
-		sum, notes = summarize(res)
+		var t probe.Tally
+		for _, s := range res.Samples {
+			t.Add(s)
+		}
+		computed, notes := t.Summary()
+		computed.Ended, computed.Workload = probe.EndCompleted, probe.Spec{Workload: res.Tool}
+		sum = &computed
 		fmt.Fprintf(stderr, "%s: no summary in the file: computed from %d samples (percentiles are medians of the per-second values, the mean latency is weighted by operations)\n", res.Tool, len(res.Samples))
 		for _, n := range notes {
 			fmt.Fprintf(stderr, "%s: %s\n", res.Tool, n)
@@ -81,87 +84,4 @@ func runImport(file, format string, stdout, stderr io.Writer) error {
 		return failure(err)
 	}
 	return nil
-}
-
-// summarize computes a summary from the samples when the tool gave none:
-// each sample is one second, and each field is computed only from the
-// samples that really have it. Percentiles are medians of the per-second
-// values; the mean latency is the mean of the seconds' means weighted by
-// their operations, which is the mean of every operation. The notes say
-// where it could do no better.
-func summarize(res *parse.Result) (*probe.Summary, []string) {
-	ss := res.Samples
-	sum := &probe.Summary{
-		DurationS: float64(len(ss)),
-		Ended:     probe.EndCompleted,
-		Workload:  probe.Spec{Workload: res.Tool},
-	}
-	var notes []string
-	var ops, mib, latOps, latSum, avgSum float64
-	var nOps, nMiB, nAvg int
-	for _, s := range ss {
-		if v, ok := s.Get(probe.FieldOps); ok {
-			ops += v
-			nOps++
-			if lat, ok := s.Get(probe.FieldAvg); ok {
-				latOps += v
-				latSum += lat * v
-			}
-		}
-		if v, ok := s.Get(probe.FieldAvg); ok {
-			avgSum += v
-			nAvg++
-		}
-		if v, ok := s.Get(probe.FieldMiB); ok {
-			mib += v
-			nMiB++
-		}
-		if _, ok := s.Get(probe.FieldErrors); ok {
-			sum.Errors += s.Errors
-			sum.Real |= probe.FieldErrors
-		}
-		if v, ok := s.Get(probe.FieldMax); ok {
-			sum.MaxMs = math.Max(sum.MaxMs, v)
-			sum.Real |= probe.FieldMax
-		}
-	}
-	if nOps > 0 {
-		sum.Ops = int64(math.Round(ops))
-		sum.OpsPerS = ops / float64(nOps)
-		sum.Real |= probe.FieldOps
-	}
-	if nMiB > 0 {
-		sum.MiBPerS = mib / float64(nMiB)
-		sum.Real |= probe.FieldMiB
-	}
-	switch {
-	case latOps > 0:
-		sum.AvgMs = latSum / latOps
-		sum.Real |= probe.FieldAvg
-	case nAvg > 0:
-		sum.AvgMs = avgSum / float64(nAvg)
-		sum.Real |= probe.FieldAvg
-		notes = append(notes, "the samples have no operation counts: the mean latency is the mean of the seconds' means, each second counted alike")
-	}
-	median := func(f probe.Field) float64 {
-		var vs []float64
-		for _, s := range ss {
-			if v, ok := s.Get(f); ok {
-				vs = append(vs, v)
-			}
-		}
-		if len(vs) == 0 {
-			return 0
-		}
-		sum.Real |= f
-		slices.Sort(vs)
-		if n := len(vs); n%2 == 0 {
-			return (vs[n/2-1] + vs[n/2]) / 2
-		}
-		return vs[len(vs)/2]
-	}
-	sum.P50Ms = median(probe.FieldP50)
-	sum.P95Ms = median(probe.FieldP95)
-	sum.P99Ms = median(probe.FieldP99)
-	return sum, notes
 }

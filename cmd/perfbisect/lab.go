@@ -201,7 +201,7 @@ func newLabStatusCmd(stdout io.Writer) *cobra.Command {
 			if bps > 0 {
 				fmt.Fprintf(stdout, ", %d MiB/s", bps>>20)
 			}
-			fmt.Fprintf(stdout, "\nimage:     %s\ndata dir:  %s\ndevice:    %s (%s), cgroup %s (v%d)\n", orDefault(st.Image, "current"), st.DataDir, st.Loop, st.Dev, st.Cgroup, st.CgroupVersion)
+			fmt.Fprintf(stdout, "\nimage:     %s\ndata dir:  %s\ndevice:    %s (%s), cgroup %s (v%d)\n", st.ImageName(), st.DataDir, st.Loop, st.Dev, st.Cgroup, st.CgroupVersion)
 			if check > 0 {
 				got, err := st.Check(c.Context(), check)
 				if err != nil {
@@ -214,13 +214,6 @@ func newLabStatusCmd(stdout io.Writer) *cobra.Command {
 	}
 	c.Flags().DurationVar(&check, "check", 3*time.Second, "how long to measure the volume (0: do not measure)")
 	return c
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 func newLabDownCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {

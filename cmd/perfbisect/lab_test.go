@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe/lab"
 	"github.com/perfbisect/perfbisect/session"
 )

@@ -1,5 +1,7 @@
 // Command perfbisect walks an engineer through bisecting a storage and
-// database write regression, one measured step at a time.
+// database write regression, one measured step at a time. This package
+// parses flags, wires the packages below and maps errors to exit codes;
+// what the commands do lives in those packages.
 package main
 
 import (

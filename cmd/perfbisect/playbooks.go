@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/perfbisect/perfbisect/session/playbook"
@@ -21,7 +20,7 @@ prints one as YAML, to copy, edit and run with 'perfbisect run --playbook FILE'.
 			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSTEPS\tDESCRIPTION")
 			for _, pb := range playbook.Embedded() {
-				fmt.Fprintf(tw, "%s\t%d\t%s\n", pb.Name, len(pb.Steps), firstSentence(pb.Description))
+				fmt.Fprintf(tw, "%s\t%d\t%s\n", pb.Name, len(pb.Steps), pb.Summary())
 			}
 			return tw.Flush()
 		},
@@ -40,12 +39,4 @@ prints one as YAML, to copy, edit and run with 'perfbisect run --playbook FILE'.
 		},
 	})
 	return c
-}
-
-func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
-	}
-	return s
 }

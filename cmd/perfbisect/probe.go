@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/lab"
@@ -67,7 +66,7 @@ func runProbe(ctx context.Context, spec probe.Spec, asJSON bool, stdout, stderr 
 	if err != nil {
 		return usageError(err)
 	}
-	if onLab, err := enterLab(spec.Dir); err != nil {
+	if onLab, err := lab.EnterIfOn(spec.Dir, os.Getpid()); err != nil {
 		return failure(err)
 	} else if onLab && !asJSON {
 		fmt.Fprintln(stdout, "on the lab's emulated volume: writes are throttled by the kernel (an emulation)")
@@ -119,24 +118,4 @@ func keptOrRemoved(keep bool) string {
 		return "kept"
 	}
 	return "removed"
-}
-
-// enterLab puts this process in the lab's throttled cgroup when dir is on
-// the lab's emulated volume, so that the probe measures the emulation.
-func enterLab(dir string) (bool, error) {
-	if dir == "" {
-		return false, nil
-	}
-	st, err := lab.Current()
-	if st == nil || err != nil {
-		return false, err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil || !st.Contains(abs) {
-		return false, nil
-	}
-	if err := st.Enter(os.Getpid()); err != nil {
-		return false, fmt.Errorf("join the lab's cgroup %s: %v", st.Cgroup, err)
-	}
-	return true, nil
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +28,7 @@ a crash still renders, up to its last complete line.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			f := report.Format(format)
-			if !validFormat(f) {
+			if !f.Valid() {
 				return usageError(fmt.Errorf("--format %q: want md, html or json", format))
 			}
 			evs, bad, err := session.ReadLogFile(args[0])
@@ -51,7 +48,7 @@ a crash still renders, up to its last complete line.`,
 				}
 				return nil
 			}
-			if err := writeReport(r, out, f); err != nil {
+			if err := r.WriteFile(out, f); err != nil {
 				return failure(err)
 			}
 			return nil
@@ -62,50 +59,14 @@ a crash still renders, up to its last complete line.`,
 	return c
 }
 
-func validFormat(f report.Format) bool {
-	for _, g := range report.Formats {
-		if f == g {
-			return true
-		}
-	}
-	return false
-}
-
-// writeReport renders r in memory, then writes it to path whole.
-func writeReport(r *report.Report, path string, f report.Format) error {
-	var b bytes.Buffer
-	if err := r.Write(&b, f); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
-}
-
 // writeReports writes the report of the log at logPath next to it, in every
-// format (walk.jsonl: walk.md, walk.html, walk.json), and returns the report
-// (nil when the log cannot be read) and the paths written. What goes wrong
-// is said on stderr; a walk's end never fails on it.
+// format, and returns the report (nil when the log cannot be read) and the
+// paths written. What goes wrong is said on stderr; a walk's end never
+// fails on it.
 func writeReports(logPath string, stderr io.Writer) (*report.Report, []string) {
-	evs, bad, err := session.ReadLogFile(logPath)
-	if err != nil {
+	r, paths, errs := report.WriteBeside(logPath)
+	for _, err := range errs {
 		fmt.Fprintf(stderr, "report: %v\n", err)
-		return nil, nil
-	}
-	r := report.Build(evs, bad)
-	base := strings.TrimSuffix(logPath, ".jsonl")
-	var paths []string
-	for _, f := range report.Formats {
-		p := base + "." + string(f)
-		if p == logPath {
-			continue
-		}
-		if err := writeReport(r, p, f); err != nil {
-			fmt.Fprintf(stderr, "report: %v\n", err)
-			continue
-		}
-		paths = append(paths, p)
 	}
 	return r, paths
 }

@@ -7,9 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
-	"unsafe"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session/playbook"
 )
@@ -29,13 +28,9 @@ func newTerminal(stdin io.Reader, stdout io.Writer) *terminal {
 	return t
 }
 
-// isTerminal asks the kernel whether fd is a terminal (/dev/null, a
-// character device too, is not).
-func isTerminal(fd uintptr) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
-}
+// isTerminal says whether fd is a terminal (/dev/null, a character device
+// too, is not), as bubbletea itself asks.
+func isTerminal(fd uintptr) bool { return term.IsTerminal(fd) }
 
 func (t *terminal) interactive() bool { return t.isTTY }
 

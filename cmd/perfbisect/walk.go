@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -143,7 +142,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	}
 
 	term := newTerminal(stdin, stdout)
-	if !f.yes && !f.dryRun && changesHost(pb) {
+	if !f.yes && !f.dryRun && pb.ChangesHost() {
 		if !term.interactive() {
 			return usageError(fmt.Errorf("playbook %s changes this host and there is no terminal to ask first: run it in a terminal, pass --yes to approve every change, or --dry-run to see them", pb.Name))
 		}
@@ -224,28 +223,11 @@ func createLog(path string) (*session.LogWriter, error) {
 	return session.CreateLog(path)
 }
 
-// loadPlaybook takes a file when one exists at that path, else an embedded
-// playbook of that name.
+// loadPlaybook is the --playbook: a file, or an embedded playbook's name.
 func loadPlaybook(name string) (*playbook.Playbook, error) {
-	if st, err := os.Stat(name); err == nil && !st.IsDir() {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		return playbook.Parse(name, data, nil)
+	pb, err := playbook.Load(name)
+	if errors.Is(err, playbook.ErrNotFound) {
+		return nil, fmt.Errorf("--playbook %w", err)
 	}
-	pb, err := playbook.Lookup(name)
-	if err != nil {
-		return nil, fmt.Errorf("--playbook %s: no such file, and %v", name, err)
-	}
-	return pb, nil
-}
-
-func changesHost(pb *playbook.Playbook) bool {
-	for _, s := range pb.Steps {
-		if len(s.Knobs) > 0 {
-			return true
-		}
-	}
-	return false
+	return pb, err
 }

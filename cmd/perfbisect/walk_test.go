@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
-	"github.com/perfbisect/perfbisect/probe/host/hosttest"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/session"
 )
 

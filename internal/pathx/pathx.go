@@ -1,4 +1,6 @@
-// Package pathx holds what several packages need to say about paths.
+// Package pathx owns what several packages say and do about a path: Bare
+// keeps an error from naming its path twice, and MakeDir resolves and
+// creates a workload's --dir one way for the fsync probe and the tools.
 package pathx
 
 import (

@@ -1,5 +1,8 @@
-// Package testutil holds helpers for tests that use real parts of the
-// machine: tmpfs mounts, loop devices, root, external tools.
+// Package testutil is the one home of the test helpers: tests here use real
+// parts of the machine (tmpfs mounts, loop devices, root, external tools),
+// and this package says when one is missing (skip locally, fail in CI). It
+// imports nothing of perfbisect, so any package's tests may use it; the
+// helpers that need a real host live in its subpackage hosttest.
 package testutil
 
 import (

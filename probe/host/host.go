@@ -1,8 +1,9 @@
 // Package host is the seam between an investigation and the machine it
 // investigates: the facts of the host, the knobs that change it, and the
 // workloads that measure it. Local runs here, its workloads in a child
-// `perfbisect agent`; remote hosts (ssh, a twin EC2 instance) are other
-// implementations of the same interface.
+// `perfbisect agent`, its lab knobs through an adapter onto probe/lab;
+// remote hosts (ssh, a twin EC2 instance) are other implementations of the
+// same interface.
 package host
 
 import (

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,11 +111,11 @@ func mountAt(t *testing.T, dir string) sysinfo.Mount {
 
 func mounted(t *testing.T, dir string) bool {
 	t.Helper()
-	ms, err := sysinfo.Mounts()
+	m, err := sysinfo.IsMountPoint(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slices.ContainsFunc(ms, func(m sysinfo.Mount) bool { return m.Point == dir })
+	return m
 }
 
 // wantUnavailable checks err is an *Unavailable whose reason says want.

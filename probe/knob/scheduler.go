@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -119,18 +118,11 @@ func (k *scheduler) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 	return w, p.change, revert, nil
 }
 
-// setScheduler writes a scheduler and checks the kernel took it.
+// setScheduler switches the scheduler through sysinfo, the one writer of
+// the file, and names the command in its error.
 func setScheduler(queue, name string) error {
-	file := filepath.Join(queue, "scheduler")
-	if err := writeSys(file, name); err != nil {
-		return fmt.Errorf("%s: %v", echoTo(name, file), err)
-	}
-	cur, _, err := sysinfo.ReadScheduler(queue)
-	if err != nil {
-		return err
-	}
-	if cur != name {
-		return fmt.Errorf("%s: the kernel kept %s", echoTo(name, file), cur)
+	if err := sysinfo.SetScheduler(queue, name); err != nil {
+		return fmt.Errorf("%s: %v", echoTo(name, filepath.Join(queue, "scheduler")), err)
 	}
 	return nil
 }
@@ -150,20 +142,6 @@ func schedulerQueue(dir string, m sysinfo.Mount) (disk, queue string, err error)
 		return disk, "", &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("%s (under %s) has no I/O scheduler: no %s", disk, dir, file)}
 	}
 	return disk, queue, nil
-}
-
-// writeSys writes a value to an existing /sys or /proc file, in one write
-// as the kernel expects.
-func writeSys(file, value string) error {
-	f, err := os.OpenFile(file, os.O_WRONLY, 0)
-	if err != nil {
-		return pathx.Bare(err)
-	}
-	_, err = f.Write([]byte(value))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return pathx.Bare(err)
 }
 
 // echoTo is the shell command that writes value to file.

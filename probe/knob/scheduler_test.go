@@ -28,7 +28,7 @@ func TestScheduler(t *testing.T) {
 	t.Cleanup(func() {
 		if now, _, _ := sysinfo.ReadScheduler(queue); now != was {
 			t.Errorf("%s left at %s: putting back %s", file, now, was)
-			writeSys(file, was)
+			sysinfo.SetScheduler(queue, was)
 		}
 	})
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 var sysctlSettings = map[string]string{
@@ -217,7 +218,7 @@ func readSysctl(key string) (sysctlState, error) {
 }
 
 func writeSysctl(key, value string) error {
-	if err := writeSys(filepath.Join(procSys, key), value); err != nil {
+	if err := sysinfo.WriteSys(filepath.Join(procSys, key), value); err != nil {
 		return fmt.Errorf("write %s: %v", filepath.Join(procSys, key), err)
 	}
 	return nil

@@ -263,16 +263,8 @@ func unmount(ctx context.Context, dir string) error {
 }
 
 func isMountPoint(dir string) bool {
-	ms, err := sysinfo.Mounts()
-	if err != nil {
-		return true // cannot tell: assume the worst
-	}
-	for _, m := range ms {
-		if m.Point == dir {
-			return true
-		}
-	}
-	return false
+	mounted, err := sysinfo.IsMountPoint(dir)
+	return mounted || err != nil // cannot tell: assume the worst
 }
 
 func (k *tmpfs) sizeFor(w probe.Spec) probe.Size {

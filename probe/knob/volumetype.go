@@ -7,20 +7,14 @@ import (
 	"strings"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/ebs"
 )
 
 var volumeTypeSettings = map[string]string{
-	"to":         "the EBS volume type to move the data to: " + strings.Join(volumeTypes, ", ") + " (required)",
-	"iops":       "provisioned IOPS, for gp3 (default 3000), io1 and io2 (required for those)",
-	"throughput": "provisioned throughput in MiB/s, for gp3 only (default 125)",
+	"to":         "the EBS volume type to move the data to: " + strings.Join(ebs.Types, ", ") + " (required)",
+	"iops":       fmt.Sprintf("provisioned IOPS, for gp3 (default %d), io1 and io2 (required for those)", ebs.GP3IOPS),
+	"throughput": fmt.Sprintf("provisioned throughput in MiB/s, for gp3 only (default %d)", ebs.GP3MiB),
 }
-
-// volumeTypes are the EBS volume types, as the EC2 API names them.
-var volumeTypes = []string{"gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"}
-
-// volumeIOPSMin is the least IOPS each type with provisioned IOPS takes.
-// The maxima change as AWS raises them, so the EC2 API checks those.
-var volumeIOPSMin = map[string]int{"gp3": 3000, "io1": 100, "io2": 100}
 
 func init() {
 	register(Kind{
@@ -42,11 +36,11 @@ func newVolumeType(s Settings) (Knob, error) {
 	if err := checkSettings(knob, s, volumeTypeSettings); err != nil {
 		return nil, err
 	}
-	to, err := required(knob, s, "to", "the EBS volume type, one of "+strings.Join(volumeTypes, ", "))
+	to, err := required(knob, s, "to", "the EBS volume type, one of "+strings.Join(ebs.Types, ", "))
 	if err != nil {
 		return nil, err
 	}
-	if err := oneOf(knob, "to", to, volumeTypes...); err != nil {
+	if err := oneOf(knob, "to", to, ebs.Types...); err != nil {
 		return nil, err
 	}
 	k := &volumeType{to: to, settings: s}
@@ -67,7 +61,7 @@ func newVolumeType(s Settings) (Knob, error) {
 	if k.throughput, err = positive("throughput"); err != nil {
 		return nil, err
 	}
-	least, provisioned := volumeIOPSMin[to]
+	least, provisioned := ebs.MinIOPS(to)
 	switch {
 	case k.iops > 0 && !provisioned:
 		return nil, fmt.Errorf("%s: iops: %s has no provisioned IOPS (only gp3, io1 and io2 do)", knob, to)
@@ -77,8 +71,8 @@ func newVolumeType(s Settings) (Knob, error) {
 		return nil, fmt.Errorf("%s: setting \"iops\" is required for %s: its provisioned IOPS, at least %d", knob, to, least)
 	case k.throughput > 0 && to != "gp3":
 		return nil, fmt.Errorf("%s: throughput: only gp3 has provisioned throughput, not %s", knob, to)
-	case k.throughput > 0 && k.throughput < 125:
-		return nil, fmt.Errorf("%s: throughput %d: gp3 takes at least 125 MiB/s", knob, k.throughput)
+	case k.throughput > 0 && k.throughput < ebs.GP3MiB:
+		return nil, fmt.Errorf("%s: throughput %d: gp3 takes at least %d MiB/s", knob, k.throughput, ebs.GP3MiB)
 	}
 	return k, nil
 }

@@ -14,11 +14,13 @@
 // host's page cache and disk, so latencies are the host's plus the throttle,
 // not EBS's network round trip. gp2's I/O credit bucket is kept by a
 // controller (RunController, one Tick a second) that counts the cgroup's
-// write I/Os and switches the throttle between burst and baseline.
+// write I/Os and switches the throttle between burst and baseline. What a
+// step changes on EC2 it changes here: the volume's type (ModifyVolume) and
+// the machine image, emulated by the loop device's I/O scheduler and
+// read-ahead (SetImage).
 package lab
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 // UpOptions say what lab to build.
@@ -132,7 +136,7 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 		CgroupVersion: version,
 		Model:         m,
 		Credits:       credits,
-		Image:         "current",
+		Image:         DefaultImage,
 	}
 	s.DataDir = filepath.Join(s.Mount, "data")
 	if loops, _ := loopsOf(ctx, s.Backing); len(loops) > 0 {
@@ -237,7 +241,7 @@ func (s *State) alive() bool {
 	if err != nil || strings.TrimSpace(string(b)) != s.Backing {
 		return false
 	}
-	if mounted, err := isMounted(s.Mount); err != nil || !mounted {
+	if mounted, err := sysinfo.IsMountPoint(s.Mount); err != nil || !mounted {
 		return false
 	}
 	fi, err := os.Stat(s.Cgroup)
@@ -302,7 +306,7 @@ func (s *State) teardown() error {
 	}
 	if s.Mount != "" {
 		for i := 0; i < 8; i++ { // mounted more than once: unmount them all
-			mounted, err := isMounted(s.Mount)
+			mounted, err := sysinfo.IsMountPoint(s.Mount)
 			if err != nil {
 				errs = append(errs, err)
 				break
@@ -435,43 +439,6 @@ func loopsOf(ctx context.Context, file string) ([]string, error) {
 		}
 	}
 	return loops, nil
-}
-
-// isMounted says whether something is mounted on dir.
-func isMounted(dir string) (bool, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) > 4 && unescapeMount(fields[4]) == dir {
-			return true, nil
-		}
-	}
-	return false, sc.Err()
-}
-
-// unescapeMount decodes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // run runs a program and returns its output; the error names the command

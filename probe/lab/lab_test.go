@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
 // upLab brings a lab up with its state file and directory in temporary
@@ -51,7 +52,7 @@ func assertGone(t *testing.T, s *State) {
 	if out := testutil.Run(t, "losetup", "-a"); strings.Contains(out, s.Backing) {
 		t.Errorf("a loop device is still attached to %s:\n%s", s.Backing, out)
 	}
-	if mounted, err := isMounted(s.Mount); err != nil || mounted {
+	if mounted, err := sysinfo.IsMountPoint(s.Mount); err != nil || mounted {
 		t.Errorf("%s still mounted (%v)", s.Mount, err)
 	}
 	for _, p := range []string{s.Cgroup, s.Backing, s.Mount, StateFile, StateFile + ".lock"} {

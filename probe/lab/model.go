@@ -3,34 +3,16 @@ package lab
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfbisect/perfbisect/probe/ebs"
 )
 
-// MaxCredits is the size of an emulated gp2 volume's I/O credit bucket, as
-// on EBS: 5.4 million I/O credits, enough for 3,000 IOPS for 30 minutes.
-const MaxCredits = 5_400_000
+// MaxCredits is the size of an emulated gp2 volume's I/O credit bucket:
+// EBS's own.
+const MaxCredits = ebs.GP2Credits
 
 // MiB is a mebibyte, the unit of a model's throughput.
 const MiB = 1 << 20
-
-// Limits of the EBS volume types the lab emulates (AWS documentation for
-// gp2, gp3 and io1 volumes).
-const (
-	gp2PerGiB   = 3     // gp2 baseline IOPS per GiB
-	gp2Min      = 100   // gp2 baseline floor
-	gp2Max      = 16000 // gp2 baseline ceiling
-	gp2Burst    = 3000  // gp2 burst IOPS while credits last
-	gp3IOPS     = 3000  // gp3 default (and minimum) IOPS
-	gp3MaxIOPS  = 16000
-	gp3MiB      = 125 // gp3 default (and minimum) throughput, MiB/s
-	gp3MaxMiB   = 1000
-	io1MinIOPS  = 100
-	io1MaxIOPS  = 64000
-	maxSizeGiB  = 16384
-	io1MinGiB   = 4
-	io1PerGiB   = 50  // io1: at most 50 provisioned IOPS per GiB
-	gp3PerGiB   = 500 // gp3: IOPS above 3000 need 500 IOPS per GiB or less
-	gp3MiBPerIO = 4   // gp3: throughput above 125 MiB/s needs 4 IOPS per MiB/s
-)
 
 // Model is an emulated EBS volume: the lab imitates its write IOPS (and,
 // when set, its write throughput) with the kernel's I/O throttling. It is an
@@ -46,8 +28,8 @@ type Model struct {
 // the defaults (gp3: 3000 IOPS, 125 MiB/s). The type is case-insensitive.
 func NewModel(typ string, sizeGiB, iops, throughputMiB int) (Model, error) {
 	m := Model{Type: strings.ToLower(strings.TrimSpace(typ)), SizeGiB: sizeGiB, IOPS: iops, ThroughputMiB: throughputMiB}
-	if sizeGiB < 1 || sizeGiB > maxSizeGiB {
-		return Model{}, fmt.Errorf("lab: volume size %d GiB: must be 1 to %d GiB", sizeGiB, maxSizeGiB)
+	if sizeGiB < 1 || sizeGiB > ebs.MaxSizeGiB {
+		return Model{}, fmt.Errorf("lab: volume size %d GiB: must be 1 to %d GiB", sizeGiB, ebs.MaxSizeGiB)
 	}
 	if iops < 0 {
 		return Model{}, fmt.Errorf("lab: %d IOPS: must not be negative", iops)
@@ -58,39 +40,39 @@ func NewModel(typ string, sizeGiB, iops, throughputMiB int) (Model, error) {
 	switch m.Type {
 	case "gp2":
 		if iops != 0 {
-			return Model{}, fmt.Errorf("lab: gp2 IOPS come from the size (3 per GiB, min %d, max %d, burst %d): leave IOPS at 0, not %d", gp2Min, gp2Max, gp2Burst, iops)
+			return Model{}, fmt.Errorf("lab: gp2 IOPS come from the size (%d per GiB, min %d, max %d, burst %d): leave IOPS at 0, not %d", ebs.GP2IOPSPerGiB, ebs.GP2MinIOPS, ebs.GP2MaxIOPS, ebs.GP2BurstIOPS, iops)
 		}
 	case "gp3":
 		if m.IOPS == 0 {
-			m.IOPS = gp3IOPS
+			m.IOPS = ebs.GP3IOPS
 		}
 		if m.ThroughputMiB == 0 {
-			m.ThroughputMiB = gp3MiB
+			m.ThroughputMiB = ebs.GP3MiB
 		}
-		if m.IOPS < gp3IOPS || m.IOPS > gp3MaxIOPS {
-			return Model{}, fmt.Errorf("lab: gp3 with %d IOPS: must be %d to %d", m.IOPS, gp3IOPS, gp3MaxIOPS)
+		if m.IOPS < ebs.GP3IOPS || m.IOPS > ebs.GP3MaxIOPS {
+			return Model{}, fmt.Errorf("lab: gp3 with %d IOPS: must be %d to %d", m.IOPS, ebs.GP3IOPS, ebs.GP3MaxIOPS)
 		}
-		if m.IOPS > gp3IOPS && m.IOPS > gp3PerGiB*sizeGiB {
-			return Model{}, fmt.Errorf("lab: gp3 with %d IOPS on %d GiB: above %d IOPS at most %d IOPS per GiB (%d)", m.IOPS, sizeGiB, gp3IOPS, gp3PerGiB, gp3PerGiB*sizeGiB)
+		if m.IOPS > ebs.GP3IOPS && m.IOPS > ebs.GP3IOPSPerGiB*sizeGiB {
+			return Model{}, fmt.Errorf("lab: gp3 with %d IOPS on %d GiB: above %d IOPS at most %d IOPS per GiB (%d)", m.IOPS, sizeGiB, ebs.GP3IOPS, ebs.GP3IOPSPerGiB, ebs.GP3IOPSPerGiB*sizeGiB)
 		}
-		if m.ThroughputMiB < gp3MiB || m.ThroughputMiB > gp3MaxMiB {
-			return Model{}, fmt.Errorf("lab: gp3 with %d MiB/s: must be %d to %d MiB/s", m.ThroughputMiB, gp3MiB, gp3MaxMiB)
+		if m.ThroughputMiB < ebs.GP3MiB || m.ThroughputMiB > ebs.GP3MaxMiB {
+			return Model{}, fmt.Errorf("lab: gp3 with %d MiB/s: must be %d to %d MiB/s", m.ThroughputMiB, ebs.GP3MiB, ebs.GP3MaxMiB)
 		}
-		if m.ThroughputMiB > gp3MiB && m.ThroughputMiB*gp3MiBPerIO > m.IOPS {
-			return Model{}, fmt.Errorf("lab: gp3 with %d MiB/s and %d IOPS: needs at least %d IOPS (%d per MiB/s)", m.ThroughputMiB, m.IOPS, m.ThroughputMiB*gp3MiBPerIO, gp3MiBPerIO)
+		if m.ThroughputMiB > ebs.GP3MiB && m.ThroughputMiB*ebs.GP3IOPSPerMiB > m.IOPS {
+			return Model{}, fmt.Errorf("lab: gp3 with %d MiB/s and %d IOPS: needs at least %d IOPS (%d per MiB/s)", m.ThroughputMiB, m.IOPS, m.ThroughputMiB*ebs.GP3IOPSPerMiB, ebs.GP3IOPSPerMiB)
 		}
 	case "io1":
 		if iops == 0 {
-			return Model{}, fmt.Errorf("lab: io1 needs provisioned IOPS (%d to %d)", io1MinIOPS, io1MaxIOPS)
+			return Model{}, fmt.Errorf("lab: io1 needs provisioned IOPS (%d to %d)", ebs.IO1MinIOPS, ebs.IO1MaxIOPS)
 		}
-		if sizeGiB < io1MinGiB {
-			return Model{}, fmt.Errorf("lab: io1 of %d GiB: must be at least %d GiB", sizeGiB, io1MinGiB)
+		if sizeGiB < ebs.IO1MinGiB {
+			return Model{}, fmt.Errorf("lab: io1 of %d GiB: must be at least %d GiB", sizeGiB, ebs.IO1MinGiB)
 		}
-		if iops < io1MinIOPS || iops > io1MaxIOPS {
-			return Model{}, fmt.Errorf("lab: io1 with %d IOPS: must be %d to %d", iops, io1MinIOPS, io1MaxIOPS)
+		if iops < ebs.IO1MinIOPS || iops > ebs.IO1MaxIOPS {
+			return Model{}, fmt.Errorf("lab: io1 with %d IOPS: must be %d to %d", iops, ebs.IO1MinIOPS, ebs.IO1MaxIOPS)
 		}
-		if iops > io1PerGiB*sizeGiB {
-			return Model{}, fmt.Errorf("lab: io1 with %d IOPS on %d GiB: at most %d IOPS per GiB (%d)", iops, sizeGiB, io1PerGiB, io1PerGiB*sizeGiB)
+		if iops > ebs.IO1IOPSPerGiB*sizeGiB {
+			return Model{}, fmt.Errorf("lab: io1 with %d IOPS on %d GiB: at most %d IOPS per GiB (%d)", iops, sizeGiB, ebs.IO1IOPSPerGiB, ebs.IO1IOPSPerGiB*sizeGiB)
 		}
 	case "":
 		return Model{}, fmt.Errorf("lab: volume type missing: gp2, gp3 or io1")
@@ -100,23 +82,22 @@ func NewModel(typ string, sizeGiB, iops, throughputMiB int) (Model, error) {
 	return m, nil
 }
 
-// Baseline is the volume's sustained write IOPS: gp2 3 per GiB (at least
-// 100, at most 16,000); gp3 and io1 their provisioned IOPS.
+// Baseline is the volume's sustained write IOPS: gp2's from its size,
+// gp3's and io1's as provisioned.
 func (m Model) Baseline() int {
 	if m.Type == "gp2" {
-		return min(max(gp2PerGiB*m.SizeGiB, gp2Min), gp2Max)
+		return ebs.GP2Baseline(m.SizeGiB)
 	}
 	return m.IOPS
 }
 
-// Burst is the IOPS a gp2 volume gets while it has I/O credits (3,000, when
-// that is above its baseline); other types do not burst.
+// Burst is the IOPS a gp2 volume gets while it has I/O credits; other
+// types do not burst.
 func (m Model) Burst() int {
-	b := m.Baseline()
-	if m.Type == "gp2" && b < gp2Burst {
-		return gp2Burst
+	if m.Type == "gp2" {
+		return ebs.GP2Burst(m.SizeGiB)
 	}
-	return b
+	return m.Baseline()
 }
 
 // String describes the volume, like "gp2 30 GiB (baseline 100 IOPS, burst 3000)".

@@ -254,6 +254,27 @@ func (s *State) Enter(pid int) error {
 	return writeFile(filepath.Join(s.Cgroup, "cgroup.procs"), strconv.Itoa(pid))
 }
 
+// EnterIfOn puts process pid into the lab cgroup when dir is on the lab's
+// emulated volume, so that it measures the emulation, and says whether it
+// did. A lab that is down is no error: there is nothing to enter.
+func EnterIfOn(dir string, pid int) (bool, error) {
+	if dir == "" {
+		return false, nil
+	}
+	s, err := Current()
+	if s == nil || err != nil {
+		return false, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil || !s.Contains(abs) {
+		return false, nil
+	}
+	if err := s.Enter(pid); err != nil {
+		return false, fmt.Errorf("join the lab's cgroup %s: %v", s.Cgroup, err)
+	}
+	return true, nil
+}
+
 // Contains says whether dir is within the lab filesystem: on the lab's
 // device when dir exists, under its mount point otherwise.
 func (s *State) Contains(dir string) bool {

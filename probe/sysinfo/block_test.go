@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,4 +151,62 @@ func mbr(start, size uint32) []byte {
 	binary.LittleEndian.PutUint32(p[12:], size)
 	b[510], b[511] = 0x55, 0xaa
 	return b
+}
+
+// TestQueueSettings changes a loop device's scheduler and read-ahead, as
+// the scheduler knob and the lab's image do, and puts them back.
+func TestQueueSettings(t *testing.T) {
+	dev, _ := testutil.LoopExt4(t, 64<<20)
+	queue := filepath.Join("/sys/block", filepath.Base(dev), "queue")
+	was, offered, err := ReadScheduler(queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasRA, err := ReadAhead(queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		SetScheduler(queue, was)
+		SetReadAhead(queue, wasRA)
+	})
+	if i := slices.IndexFunc(offered, func(s string) bool { return s != was }); i >= 0 {
+		if err := SetScheduler(queue, offered[i]); err != nil {
+			t.Errorf("SetScheduler(%s): %v", offered[i], err)
+		}
+		if now, _, _ := ReadScheduler(queue); now != offered[i] {
+			t.Errorf("scheduler %s after SetScheduler(%s)", now, offered[i])
+		}
+		if err := SetScheduler(queue, was); err != nil {
+			t.Errorf("SetScheduler(%s) back: %v", was, err)
+		}
+	}
+	if err := SetScheduler(queue, "no-such-sched"); err == nil {
+		t.Error("SetScheduler(no-such-sched) gave no error")
+	}
+	if now, _, _ := ReadScheduler(queue); now != was {
+		t.Errorf("a refused scheduler left %s, want %s", now, was)
+	}
+	to := "4096"
+	if wasRA == to {
+		to = "128"
+	}
+	if err := SetReadAhead(queue, to); err != nil {
+		t.Errorf("SetReadAhead(%s): %v", to, err)
+	}
+	if now, _ := ReadAhead(queue); now != to {
+		t.Errorf("read-ahead %s after SetReadAhead(%s)", now, to)
+	}
+	if err := SetReadAhead(queue, "lots"); err == nil {
+		t.Error("SetReadAhead(lots) gave no error")
+	}
+}
+
+// TestWriteSysError: the error says why, without the path the caller
+// already names.
+func TestWriteSysError(t *testing.T) {
+	err := WriteSys(filepath.Join(t.TempDir(), "none"), "1")
+	if !errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "/") {
+		t.Errorf("WriteSys(missing) = %v, want a bare not-exist error", err)
+	}
 }

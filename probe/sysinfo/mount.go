@@ -1,7 +1,10 @@
-// Package sysinfo owns what the kernel says about this machine: its mounts,
-// the block devices under them and their I/O schedulers, its CPU and memory.
-// It reads /proc and /sys and changes nothing; knobs that change the machine
-// and hosts that describe it both look here.
+// Package sysinfo owns what the kernel says about this machine: its mount
+// table (parsed here and nowhere else), the block devices under it and
+// their I/O schedulers, its CPU and memory. It reads /proc and /sys; the
+// only things it writes are a request queue's scheduler and read-ahead, so
+// that the scheduler knob and the lab's image share one writer that checks
+// what the kernel kept. Knobs that change the machine and hosts that
+// describe it both look here.
 package sysinfo
 
 import (
@@ -130,6 +133,21 @@ func MountOf(ms []Mount, path string) (Mount, bool) {
 		}
 	}
 	return best, found
+}
+
+// IsMountPoint says whether something is mounted on exactly dir (absolute,
+// without symlinks), as the mount table shows it now.
+func IsMountPoint(dir string) (bool, error) {
+	ms, err := Mounts()
+	if err != nil {
+		return false, err
+	}
+	for _, m := range ms {
+		if m.Point == dir {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Within says whether path is dir or under it, comparing whole path

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
 func readTestMounts(t *testing.T) []Mount {
@@ -111,6 +113,27 @@ func TestLocate(t *testing.T) {
 		if err != nil || dir != real || m != want {
 			t.Errorf("%s: Locate(%s) = %s, %s, %v; want %s, %s", name, path, dir, m.Point, err, real, want.Point)
 		}
+	}
+}
+
+// TestIsMountPoint: a tmpfs's mount point is one, a directory in it or a
+// path that only begins like it is not.
+func TestIsMountPoint(t *testing.T) {
+	tmp := testutil.Tmpfs(t, "4m")
+	sub := filepath.Join(tmp, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, dir := range []string{"/", tmp, sub, tmp + "x"} {
+		m, err := IsMountPoint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[dir] = m
+	}
+	if !got["/"] || !got[tmp] || got[sub] || got[tmp+"x"] {
+		t.Errorf("IsMountPoint: %v; want only / and %s", got, tmp)
 	}
 }
 

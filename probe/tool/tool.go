@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -157,7 +156,7 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 		limit.Reset(duration + startSlack)
 	}
 	defer limit.Stop()
-	var acc accum
+	var acc probe.Tally
 	said := newOutput()
 	interrupted, ended := p.pump(ctx, limit.C, func(l outLine) {
 		var ss []probe.Sample
@@ -168,21 +167,21 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 			said.add(l)
 		}
 		for _, s := range ss {
-			if acc.n == 0 && r.ownLimit {
+			if acc.Seconds() == 0 && r.ownLimit {
 				// Its clock started a second before its first report.
 				limit.Reset(duration - time.Second + endSlack)
 			}
-			acc.add(s)
+			acc.Add(s)
 			out <- s
 		}
 	})
 
 	res := r.stream.Result()
-	sum := acc.summary(res.Summary)
+	sum := summary(&acc, res.Summary)
 	sum.Workload = w.job.spec()
 	cut := ""
-	if acc.n > 0 {
-		cut = fmt.Sprintf("; the run was cut short after %d s", acc.n)
+	if acc.Seconds() > 0 {
+		cut = fmt.Sprintf("; the run was cut short after %d s", acc.Seconds())
 	}
 	switch {
 	case interrupted:
@@ -191,7 +190,7 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 	case p.err != nil && !ended:
 		sum.Ended = probe.EndFailed
 		sum.Error = fmt.Sprintf("%s failed (%s)%s%s", r.name, exitText(p.err), said.quote(r.quoteStdout), cut)
-	case acc.n == 0:
+	case acc.Seconds() == 0:
 		sum.Ended = probe.EndFailed
 		sum.Error = fmt.Sprintf("%s gave no per-second report%s", r.name, said.quote(r.quoteStdout))
 		if len(res.Bad) > 0 {
@@ -206,48 +205,15 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 	return sum
 }
 
-// accum sums the samples sent.
-type accum struct {
-	n        int
-	ops, mib float64
-	nMiB     int
-	errors   int64
-	fields   probe.Fields
-}
-
-func (a *accum) add(s probe.Sample) {
-	a.n++
-	a.fields |= s.Real
-	if v, ok := s.Get(probe.FieldOps); ok {
-		a.ops += v
-	}
-	if v, ok := s.Get(probe.FieldMiB); ok {
-		a.mib += v
-		a.nMiB++
-	}
-	if _, ok := s.Get(probe.FieldErrors); ok {
-		a.errors += s.Errors
-	}
-}
-
 // summary is the run's summary: throughput and errors from the samples
 // sent (each one second), latencies only from the tool's own final report,
 // over every operation, never from per-second values.
-func (a *accum) summary(final *probe.Summary) probe.Summary {
-	// Real is never empty: that would mean the fsync probe's fields.
-	s := probe.Summary{Real: probe.FieldOps}
-	if a.n == 0 {
-		return s // no second measured: 0 operations
-	}
-	s.DurationS = float64(a.n)
-	s.Real |= a.fields & (probe.FieldMiB | probe.FieldErrors)
-	s.Ops = int64(math.Round(a.ops))
-	s.OpsPerS = a.ops / float64(a.n)
-	if a.nMiB > 0 {
-		s.MiBPerS = a.mib / float64(a.nMiB)
-	}
-	s.Errors = a.errors
-	if final == nil {
+func summary(t *probe.Tally, final *probe.Summary) probe.Summary {
+	s := t.Throughput()
+	// Real is never empty, which would mean the fsync probe's fields: a
+	// tool's run always says its operations, 0 when it printed none.
+	s.Real |= probe.FieldOps
+	if t.Seconds() == 0 || final == nil {
 		return s
 	}
 	lat := final.Real & (probe.FieldP50 | probe.FieldP95 | probe.FieldP99 | probe.FieldMax | probe.FieldAvg)

@@ -89,17 +89,17 @@ func TestReadLines(t *testing.T) {
 }
 
 func TestSummaryLatenciesOnlyFromTheFinalReport(t *testing.T) {
-	var a accum
+	var a probe.Tally
 	for i, ops := range []float64{100, 200, 300} {
-		a.add(probe.Sample{Sec: i + 1, OpsPerS: ops, P95Ms: 9, Errors: 1, Real: probe.FieldOps | probe.FieldP95 | probe.FieldErrors})
+		a.Add(probe.Sample{Sec: i + 1, OpsPerS: ops, P95Ms: 9, Errors: 1, Real: probe.FieldOps | probe.FieldP95 | probe.FieldErrors})
 	}
-	s := a.summary(nil)
+	s := summary(&a, nil)
 	want := probe.Summary{DurationS: 3, Ops: 600, OpsPerS: 200, Errors: 3, Real: probe.FieldOps | probe.FieldErrors}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("without a final report (-want +got):\n%s", d)
 	}
 	final := &probe.Summary{P95Ms: 7, MaxMs: 30, AvgMs: 2, P50Ms: 99, Ops: 12345, Real: probe.FieldP95 | probe.FieldMax | probe.FieldAvg | probe.FieldOps}
-	s = a.summary(final)
+	s = summary(&a, final)
 	want.P95Ms, want.MaxMs, want.AvgMs = 7, 30, 2
 	want.Real |= probe.FieldP95 | probe.FieldMax | probe.FieldAvg
 	if d := cmp.Diff(want, s); d != "" {

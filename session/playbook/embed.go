@@ -2,8 +2,10 @@ package playbook
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/perfbisect/perfbisect/probe/knob"
@@ -35,6 +37,27 @@ func Source(name string) ([]byte, error) {
 		return nil, fmt.Errorf("no built-in playbook %q (built in: %s)", name, strings.Join(names(), ", "))
 	}
 	return b, nil
+}
+
+// ErrNotFound is in Load's error when name is neither a file nor a built-in
+// playbook.
+var ErrNotFound = errors.New("no such file")
+
+// Load takes the playbook in the file at name when there is one, else the
+// built-in playbook called name, with the real knobs.
+func Load(name string) (*Playbook, error) {
+	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(name, data, nil)
+	}
+	pb, err := Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w, and %v", name, ErrNotFound, err)
+	}
+	return pb, nil
 }
 
 // Lookup parses the built-in playbook called name, with the real knobs.

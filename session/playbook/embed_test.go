@@ -2,6 +2,9 @@ package playbook
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -187,5 +190,34 @@ func TestEmbeddedEveryPathConcludes(t *testing.T) {
 			}
 		}
 		visit(p.Steps[0].ID, 0)
+	}
+}
+
+// TestLoad: a file when there is one, else a built-in playbook; neither is
+// ErrNotFound, and a file that does not parse is its own error.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	src, err := Source("local-disk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "mine.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := errors.Join(os.WriteFile(file, src, 0o600), os.WriteFile(bad, []byte("name: [\n"), 0o600)); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := Load(file)
+	if err != nil || mine.Source != file || mine.Name != "local-disk" {
+		t.Fatalf("Load(file) = %+v, %v", mine, err)
+	}
+	built, err := Load("local-disk")
+	if err != nil || built.Source != "embedded:local-disk" {
+		t.Fatalf("Load(local-disk) = %+v, %v", built, err)
+	}
+	if _, err := Load(filepath.Join(dir, "nope")); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no such file, and no built-in playbook") {
+		t.Errorf("Load(nope) = %v, want ErrNotFound", err)
+	}
+	if _, err := Load(bad); err == nil || errors.Is(err, ErrNotFound) || !strings.HasPrefix(err.Error(), bad+":1:") {
+		t.Errorf("Load(bad) = %v, want its parse error at line 1", err)
 	}
 }

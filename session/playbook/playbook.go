@@ -9,6 +9,7 @@
 package playbook
 
 import (
+	"strings"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -106,6 +107,27 @@ func (p *Playbook) Step(id string) (*Step, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ChangesHost says whether any step turns a knob, so that walking the
+// playbook changes the host and needs the operator's yes first.
+func (p *Playbook) ChangesHost() bool {
+	for _, s := range p.Steps {
+		if len(s.Knobs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary is the description's first sentence on one line, for a list of
+// playbooks.
+func (p *Playbook) Summary() string {
+	s := strings.Join(strings.Fields(p.Description), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
 }
 
 // Target says where the walk goes after outcome (Persists, Gone or

@@ -1,6 +1,8 @@
 // Package report turns a session log into a report that can be pasted into
 // an incident review: Markdown, one self-contained HTML page (inline SVG
-// charts, no script, readable printed), or JSON.
+// charts, no script, readable printed), or JSON, written beside the log or
+// anywhere (WriteBeside, WriteFile). Comparison renders two runs as the
+// multiplier table of `perfbisect compare`.
 //
 // Build digests the events (and the reader's bad lines: a log cut short
 // still renders, and says where it ends). Markdown, HTML and JSON render the

@@ -1,6 +1,9 @@
 // Package hosttest runs real workloads in tests, as net/http/httptest runs
 // real servers: the test binary doubles as `perfbisect agent`, so a test's
-// walk measures in a real child process, as perfbisect does.
+// walk measures in a real child process, as perfbisect does; beside it,
+// Fake is a scripted host for the paths of a walk no real machine can be
+// made to take on cue. It imports probe/host, so only the tests of packages
+// above host (session, tui, cmd) can use it.
 package hosttest
 
 import (
@@ -9,7 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -58,7 +61,7 @@ func MountsUnder(t testing.TB, dir string) []string {
 	}
 	var left []string
 	for _, m := range ms {
-		if m.Point == dir || strings.HasPrefix(m.Point, strings.TrimSuffix(dir, "/")+"/") {
+		if sysinfo.Within(m.Point, filepath.Clean(dir)) {
 			left = append(left, m.Point)
 		}
 	}

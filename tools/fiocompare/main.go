@@ -2,7 +2,7 @@
 // directory, alternating, and prints each tool's ops/s and their ratio. It is
 // what `make bench` runs to hold the probe to "as good as fio".
 //
-//	go run ./internal/fiocompare -bin bin/perfbisect -rounds 5 -duration 5s DIR...
+//	go run ./tools/fiocompare -bin bin/perfbisect -rounds 5 -duration 5s DIR...
 package main
 
 import (
