@@ -15,6 +15,7 @@ package proc
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -122,6 +123,16 @@ func (c *Cmd) keep() int {
 		return c.Keep
 	}
 	return DefaultKeep
+}
+
+// command is the exec.Cmd of c, with attr (its process group or session,
+// its parent-death signal) and c's credential.
+func (c *Cmd) command(attr *syscall.SysProcAttr) *exec.Cmd {
+	cmd := exec.Command(c.Path, c.Args...)
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = c.Dir, c.Env, c.Files
+	attr.Credential = c.Credential
+	cmd.SysProcAttr = attr
+	return cmd
 }
 
 func closeAll(fs []*os.File) {

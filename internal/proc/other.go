@@ -3,7 +3,6 @@ package proc
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,9 +15,7 @@ import (
 // which `lab up` starts and `lab down` stops). It returns its pid; stop it
 // with StopOther. c's Stop, Timeout, StdinPipe and Line do not apply.
 func Detach(c Cmd) (int, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Dir, cmd.Env, cmd.ExtraFiles = c.Dir, c.Env, c.Files
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: c.Credential}
+	cmd := c.command(&syscall.SysProcAttr{Setsid: true})
 	err := cmd.Start()
 	closeAll(c.Files)
 	if err != nil {

@@ -86,9 +86,7 @@ type process struct {
 // waiting for it.
 func (p *process) start() error {
 	c := p.c
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.Dir, cmd.Env, cmd.ExtraFiles = c.Dir, c.Env, c.Files
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: c.ParentDeath, Credential: c.Credential}
+	cmd := c.command(&syscall.SysProcAttr{Setpgid: true, Pdeathsig: c.ParentDeath})
 	files := append([]*os.File(nil), c.Files...) // closed once the child has its copies
 	defer func() { closeAll(files) }()
 	outR, outW, err := os.Pipe()
