@@ -1,7 +1,6 @@
 package db
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,55 +102,6 @@ func show(t *testing.T, s *Server, name string) string {
 	return v
 }
 
-// procStat returns the fields of /proc/<pid>/stat after the command name
-// (state, ppid, pgrp, …), or nil when there is no such process.
-func procStat(pid string) []string {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return nil
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(string(stat[i+1:]))
-}
-
-// gone reports whether no process has pid, or only its zombie: an orphan
-// killed with its parent waits for PID 1 to reap it, and PID 1 in a container
-// may be slow to.
-func gone(pid int) bool {
-	f := procStat(strconv.Itoa(pid))
-	return f == nil || f[0] == "Z"
-}
-
-// groupMembers lists the live (not zombie) processes in process group pgid.
-func groupMembers(t *testing.T, pgid int) []string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []string
-	for _, e := range entries {
-		if f := procStat(e.Name()); len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
-}
-
-func waitGone(t *testing.T, pid int, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !gone(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs %s later", pid, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestServer(t *testing.T) {
 	// What each kind reports for its settings: name -> value, when syncs
 	// are on and off.
@@ -200,7 +149,7 @@ func TestServer(t *testing.T) {
 					t.Error("Options.Log received nothing from the server")
 				}
 
-				pid := s.proc.pid
+				pid := s.proc.Pid()
 				begin := time.Now()
 				if err := s.Stop(t.Context()); err != nil {
 					t.Fatal(err)
@@ -264,33 +213,6 @@ func TestMySQLKind(t *testing.T) {
 	}
 }
 
-// TestStopAfterCrash kills PostgreSQL's postmaster behind Stop's back: its
-// backends must not outlive Stop, nor may its data dir.
-func TestStopAfterCrash(t *testing.T) {
-	requireKind(t, PostgreSQL)
-	s := start(t, Options{Kind: PostgreSQL, Dir: serverDir(t)})
-	pid := s.proc.pid
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-s.proc.done
-	if err := s.Stop(t.Context()); err != nil {
-		t.Fatalf("Stop after a crash: %v", err)
-	}
-	if _, err := os.Stat(s.DataDir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("data dir %s is still there after Stop", s.DataDir)
-	}
-	// SIGKILL is delivered at once, but a process on its way out may still
-	// be seen for a moment.
-	deadline := time.Now().Add(5 * time.Second)
-	for left := groupMembers(t, pid); len(left) > 0; left = groupMembers(t, pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still has members after Stop: %v", pid, left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestFailedStart makes each server refuse to start: the error quotes its
 // log, and nothing is left behind.
 func TestFailedStart(t *testing.T) {
@@ -327,8 +249,8 @@ func TestFailedStart(t *testing.T) {
 			if left, _ := os.ReadDir(dir); len(left) != 0 {
 				t.Errorf("%s holds %d entries after a failed start, want none", dir, len(left))
 			}
-			if !gone(s.proc.pid) {
-				t.Errorf("pid %d still runs after a failed start", s.proc.pid)
+			if !gone(s.proc.Pid()) {
+				t.Errorf("pid %d still runs after a failed start", s.proc.Pid())
 			}
 		})
 	}
@@ -484,38 +406,6 @@ func TestVersionDirs(t *testing.T) {
 	}
 }
 
-// TestEndsQuotesEarlierErrors feeds the real output of a
-// mariadb-install-db that failed: its cause comes before twenty lines of
-// advice, and the error must quote it.
-func TestEndsQuotesEarlierErrors(t *testing.T) {
-	out, err := os.ReadFile("testdata/mariadb-install-db-10.11-concurrent-failure.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newLogTail(nil)
-	l.Write(out)
-	msg := ends(l, "output")
-	for _, want := range []string{
-		"its output says:\n    ERROR: 1051  Unknown table 'mysql.tmp_user_sys'",
-		"\n    2026-12-01  8:37:24 0 [ERROR] Aborting\n  and ends:\n",
-		"https://mariadb.org/jira",
-	} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("ends = %s\nwant it to contain %q", msg, want)
-		}
-	}
-	if strings.Contains(msg, "[Warning]") {
-		t.Errorf("ends() quotes warnings as errors: %s", msg)
-	}
-
-	// An error line still in the tail is not quoted twice.
-	l = newLogTail(nil)
-	fmt.Fprintf(l, "starting\nFATAL:  could not create lock file\nexiting\n")
-	if msg := ends(l, "log"); strings.Count(msg, "FATAL") != 1 || strings.Contains(msg, "says:") {
-		t.Errorf("ends = %q, want the three lines once", msg)
-	}
-}
-
 // TestServersAtOnce starts several MariaDB servers at the same time, as
 // parallel tests and two perfbisects on one host do. Each must keep its
 // temporary files in its own dir: a MariaDB starting up deletes every #sql*
@@ -549,48 +439,4 @@ func TestServersAtOnce(t *testing.T) {
 			t.Errorf("server %d: its tmpdir shows up as a database: %q", i, got)
 		}
 	}
-}
-
-// TestServerDiesWithPerfbisect starts a server from a child test process and
-// kills that process with SIGKILL: the server must not outlive it.
-func TestServerDiesWithPerfbisect(t *testing.T) {
-	if dir := os.Getenv("PERFBISECT_DB_TEST_DIR"); dir != "" {
-		s, err := Start(context.Background(), Options{Kind: MariaDB, Dir: dir})
-		if err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println(s.proc.pid, s.DataDir)
-		select {} // until killed
-	}
-	requireKind(t, MariaDB)
-	dir := serverDir(t)
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestServerDiesWithPerfbisect$")
-	cmd.Env = append(os.Environ(), "PERFBISECT_DB_TEST_DIR="+dir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		cmd.Process.Kill()
-		t.Fatalf("child: %v (read %q)", err, line)
-	}
-	var pid int
-	var dataDir string
-	if _, err := fmt.Sscan(line, &pid, &dataDir); err != nil {
-		cmd.Process.Kill()
-		t.Fatalf("child said %q: %v", line, err)
-	}
-	if gone(pid) {
-		t.Fatalf("server pid %d is not running", pid)
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	waitGone(t, pid, 10*time.Second)
-	// Nothing removes the data dir of a killed perfbisect; t.TempDir's
-	// cleanup does here.
 }
