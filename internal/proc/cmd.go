@@ -118,13 +118,6 @@ func (c *Cmd) Title() string {
 	return filepath.Base(c.Path)
 }
 
-func (c *Cmd) keep() int {
-	if c.Keep > 0 {
-		return c.Keep
-	}
-	return DefaultKeep
-}
-
 // command is the exec.Cmd of c, with attr (its process group or session,
 // its parent-death signal) and c's credential.
 func (c *Cmd) command(attr *syscall.SysProcAttr) *exec.Cmd {

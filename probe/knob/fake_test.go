@@ -16,13 +16,9 @@ import (
 // dataMountOf is the mount holding dir, as the knob finds it.
 func dataMountOf(t *testing.T, dir string) sysinfo.Mount {
 	t.Helper()
-	ms, err := sysinfo.Mounts()
+	_, m, err := dataMount(spec(dir))
 	if err != nil {
 		t.Fatal(err)
-	}
-	m, ok := sysinfo.MountOf(ms, dir)
-	if !ok {
-		t.Fatalf("no mount holds %s", dir)
 	}
 	return m
 }

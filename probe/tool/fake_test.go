@@ -114,7 +114,7 @@ func fakeCommand(t *testing.T, script string) (probe.Spec, []string) {
 func TestFakeCommand(t *testing.T) {
 	s, argv := fakeCommand(t, "my-bench --live")
 	f := proctest.New(t)
-	f.ExpectStart(argv...).InDir(s.Dir).WithEnv("PERFBISECT_DIR="+s.Dir).
+	f.ExpectStart(argv...).InDir(s.Dir).WithEnv("PERFBISECT_DIR=" + s.Dir).
 		Stdout("starting\ntps=100 lat=1.5\n").Stderr("a warning\n").Stdout("tps=200\n")
 	w, _ := NewWith(s, f)
 	ss, sum := collect(t, t.Context(), w, 10*time.Second)
