@@ -90,7 +90,7 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	}
 	p, err := proc.Or(l.Env.Runner).Start(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("start the workload agent %s: %v", c.Path, err)
+		return nil, fmt.Errorf("the workload agent %s: %v", c.Path, err)
 	}
 	fail := func(err error) (Run, error) {
 		records.Close()
@@ -107,7 +107,7 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 		}
 	}
 	if _, err := p.Stdin().Write(append(req, '\n')); err != nil {
-		return fail(fmt.Errorf("send the workload to the agent: %v (%s)", err, strings.Join(p.Output().Said(proc.StderrOnly), " | ")))
+		return fail(fmt.Errorf("send the workload to the agent: %v%s", err, proc.Quote(p.Output().Said(proc.StderrOnly))))
 	}
 	go func() {
 		<-p.Done()
