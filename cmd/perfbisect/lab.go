@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe/lab"
 	"github.com/spf13/cobra"
 )
@@ -265,20 +265,19 @@ func newLabControllerCmd() *cobra.Command {
 	}
 }
 
-// startController starts `perfbisect lab controller` in its own session,
-// detached from this terminal, and records its pid in the lab's state.
+// startController starts `perfbisect lab controller` detached (its own
+// session, away from this terminal, no parent-death signal): it keeps the
+// credits after lab up has returned, until lab down stops it. Its pid goes
+// into the lab's state.
 func startController() error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "lab", "controller")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the lab's controller: %v", err)
+	pid, err := proc.Detach(proc.Cmd{Name: "the lab's controller", Path: self, Args: []string{"lab", "controller"}})
+	if err != nil {
+		return err
 	}
-	pid := cmd.Process.Pid
-	cmd.Process.Release()
 	_, err = lab.Update(func(s *lab.State) error { s.ControllerPID = pid; return nil })
 	return err
 }

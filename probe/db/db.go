@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // The kinds of managed server.
@@ -60,7 +62,7 @@ type Server struct {
 	Settings []string // the non-default settings it runs with, e.g. "innodb_flush_log_at_trx_commit=0"
 
 	drv  driver
-	proc *process
+	proc proc.Process
 
 	mu      sync.Mutex // serializes Stop
 	stopErr error      // a failed shutdown, returned again by later calls
@@ -161,7 +163,7 @@ func (s *Server) launch(ctx context.Context, opt Options) error {
 	// The caller's ctx may be done; cleaning up must not depend on it.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 	defer cancel()
-	if stopErr := s.stop(cctx, 0); stopErr != nil {
+	if stopErr := s.stop(cctx, false); stopErr != nil {
 		err = errors.Join(err, stopErr)
 	}
 	return err
@@ -176,11 +178,15 @@ func (s *Server) start(ctx context.Context, opt Options) error {
 	}
 	s.Settings = s.drv.settings(opt.NoSync)
 	spec := s.drv.server(s.Settings)
-	proc, err := startProcess(spec, opt.Log)
-	if err != nil {
-		return fmt.Errorf("start %s in %s: %w", spec.name(), s.DataDir, err)
+	var log func(string)
+	if opt.Log != nil {
+		log = func(line string) { io.WriteString(opt.Log, line+"\n") }
 	}
-	s.proc = proc
+	p, err := startServer(spec, s.drv.shutdownSignal(), log)
+	if err != nil {
+		return fmt.Errorf("%w (data dir %s)", err, s.DataDir)
+	}
+	s.proc = p
 	if err := s.waitReady(ctx, spec.name()); err != nil {
 		return err
 	}
@@ -216,13 +222,12 @@ func (s *Server) waitReady(ctx context.Context, name string) error {
 			last = err
 		}
 		select {
-		case <-s.proc.done:
-			return fmt.Errorf("start %s in %s: it exited (%v) before answering%s",
-				name, s.DataDir, s.proc.exitErr(), ends(s.proc.log, "log"))
+		case <-s.proc.Done():
+			return fmt.Errorf("start %s in %s: it exited before answering: %w", name, s.DataDir, exited(s.proc))
 		case <-ctx.Done():
 			if context.Cause(ctx) == errStartTimeout {
 				return fmt.Errorf("start %s in %s: it did not answer within %s (last try: %v)%s",
-					name, s.DataDir, startTimeout, last, ends(s.proc.log, "log"))
+					name, s.DataDir, startTimeout, last, logSaid(s.proc))
 			}
 			return fmt.Errorf("start %s in %s: %w", name, s.DataDir, ctx.Err())
 		case <-tick.C:
@@ -239,16 +244,22 @@ func (s *Server) Stop(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
-	return s.stop(ctx, stopTimeout)
+	return s.stop(ctx, true)
 }
 
-// stop ends the server, waiting up to grace for a clean shutdown (0: kill
-// at once), and removes the data dir.
-func (s *Server) stop(ctx context.Context, grace time.Duration) error {
+// stop ends the server, with a clean shutdown or SIGKILL at once, and
+// SIGKILL to what is left of its group: all of it when the shutdown timed
+// out or ctx is done, or the children (PostgreSQL backends) of a server
+// that crashed. It removes the data dir: a server that had already exited
+// is no error.
+func (s *Server) stop(ctx context.Context, clean bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc != nil {
-		if err := s.proc.stop(ctx, s.drv.shutdownSignal(), grace); err != nil && s.stopErr == nil {
+		if !clean {
+			s.proc.Kill()
+		}
+		if err := s.proc.Stop(ctx); err != nil && s.stopErr == nil {
 			s.stopErr = fmt.Errorf("stop the %s server in %s: %w", s.Conn.Kind, s.DataDir, err)
 		}
 	}

@@ -149,7 +149,7 @@ func TestServer(t *testing.T) {
 					t.Error("Options.Log received nothing from the server")
 				}
 
-				pid := s.proc.pid
+				pid := s.proc.Pid()
 				begin := time.Now()
 				if err := s.Stop(t.Context()); err != nil {
 					t.Fatal(err)

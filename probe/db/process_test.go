@@ -14,6 +14,9 @@ import (
 	"time"
 )
 
+// These tests check what the supervisor does for a managed server: its
+// process group goes with it, and so does the server when perfbisect dies.
+
 // procStat returns the fields of /proc/<pid>/stat after the command name
 // (state, ppid, pgrp, …), or nil when there is no such process.
 func procStat(pid string) []string {
@@ -68,11 +71,11 @@ func waitGone(t *testing.T, pid int, within time.Duration) {
 func TestStopAfterCrash(t *testing.T) {
 	requireKind(t, PostgreSQL)
 	s := start(t, Options{Kind: PostgreSQL, Dir: serverDir(t)})
-	pid := s.proc.pid
+	pid := s.proc.Pid()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-s.proc.done
+	<-s.proc.Done()
 	if err := s.Stop(t.Context()); err != nil {
 		t.Fatalf("Stop after a crash: %v", err)
 	}
@@ -99,7 +102,7 @@ func TestServerDiesWithPerfbisect(t *testing.T) {
 			fmt.Println("error:", err)
 			os.Exit(1)
 		}
-		fmt.Println(s.proc.pid, s.DataDir)
+		fmt.Println(s.proc.Pid(), s.DataDir)
 		select {} // until killed
 	}
 	requireKind(t, MariaDB)

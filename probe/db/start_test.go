@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,8 +44,8 @@ func TestFailedStart(t *testing.T) {
 			if left, _ := os.ReadDir(dir); len(left) != 0 {
 				t.Errorf("%s holds %d entries after a failed start, want none", dir, len(left))
 			}
-			if !gone(s.proc.pid) {
-				t.Errorf("pid %d still runs after a failed start", s.proc.pid)
+			if !gone(s.proc.Pid()) {
+				t.Errorf("pid %d still runs after a failed start", s.proc.Pid())
 			}
 		})
 	}
@@ -135,37 +134,5 @@ func TestUnreachableDir(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(locked); len(left) != 0 {
 		t.Errorf("%s holds %d entries after a failed start, want none", locked, len(left))
-	}
-}
-
-// TestEndsQuotesEarlierErrors feeds the real output of a
-// mariadb-install-db that failed: its cause comes before twenty lines of
-// advice, and the error must quote it.
-func TestEndsQuotesEarlierErrors(t *testing.T) {
-	out, err := os.ReadFile("testdata/mariadb-install-db-10.11-concurrent-failure.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newLogTail(nil)
-	l.Write(out)
-	msg := ends(l, "output")
-	for _, want := range []string{
-		"its output says:\n    ERROR: 1051  Unknown table 'mysql.tmp_user_sys'",
-		"\n    2026-12-01  8:37:24 0 [ERROR] Aborting\n  and ends:\n",
-		"https://mariadb.org/jira",
-	} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("ends = %s\nwant it to contain %q", msg, want)
-		}
-	}
-	if strings.Contains(msg, "[Warning]") {
-		t.Errorf("ends() quotes warnings as errors: %s", msg)
-	}
-
-	// An error line still in the tail is not quoted twice.
-	l = newLogTail(nil)
-	fmt.Fprintf(l, "starting\nFATAL:  could not create lock file\nexiting\n")
-	if msg := ends(l, "log"); strings.Count(msg, "FATAL") != 1 || strings.Contains(msg, "says:") {
-		t.Errorf("ends = %q, want the three lines once", msg)
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/perfbisect/perfbisect/internal/tail"
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
 )
@@ -20,8 +20,10 @@ import (
 type Local struct {
 	// Env is where knobs keep what they create.
 	Env knob.Env
-	// Agent starts `perfbisect agent`; nil means this executable.
-	Agent func(ctx context.Context) *exec.Cmd
+	// Agent is the program that serves as `perfbisect agent` (its path,
+	// arguments and environment); a zero Path means this executable with
+	// the argument agent.
+	Agent proc.Cmd
 }
 
 // NewLocal returns the local host with its state directory chosen.
@@ -70,7 +72,7 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	cmd, err := l.agentCmd(ctx)
+	c, err := l.agentCmd()
 	if err != nil {
 		return nil, err
 	}
@@ -78,59 +80,69 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	// Its stdout is the stream of samples, through a pipe to the decoder;
+	// its stderr is kept for the error it ends with.
+	records, out := io.Pipe()
+	c.Line = func(line proc.Line) {
+		if !line.Stderr {
+			out.Write([]byte(line.Text + "\n"))
+		}
 	}
-	stdout, err := cmd.StdoutPipe()
+	p, err := proc.Or(l.Env.Runner).Start(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the workload agent %s: %v", c.Path, err)
 	}
-	r := &agentRun{samples: make(chan probe.Sample, 16), stderr: &tail.Lines{Keep: 20}, stdin: stdin}
-	cmd.Stderr = r.stderr
-	// Stop by closing the agent's stdin: it then cuts its last second,
-	// prints its summary and removes its files. Kill only if it hangs.
-	cmd.Cancel = func() error { return stdin.Close() }
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the workload agent %s: %v", cmd.Path, err)
+	fail := func(err error) (Run, error) {
+		records.Close()
+		p.Kill()
+		p.Wait()
+		return nil, err
 	}
 	// On the lab's emulated volume, the workload's I/O goes through the
 	// lab's throttled cgroup. The agent waits for its request, so nothing
 	// is written before it is there.
 	if st, ok := (labVolume{}).load(); ok && st.Contains(w.Dir) {
-		if err := st.Enter(cmd.Process.Pid); err != nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return nil, fmt.Errorf("put the workload in the lab's cgroup %s: %v", st.Cgroup, err)
+		if err := st.Enter(p.Pid()); err != nil {
+			return fail(fmt.Errorf("put the workload in the lab's cgroup %s: %v", st.Cgroup, err))
 		}
 	}
-	if _, err := stdin.Write(append(req, '\n')); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, fmt.Errorf("send the workload to the agent: %v (%s)", err, r.stderr.String())
+	if _, err := p.Stdin().Write(append(req, '\n')); err != nil {
+		return fail(fmt.Errorf("send the workload to the agent: %v%s", err, proc.Quote(p.Output().Said(proc.StderrOnly))))
 	}
-	go r.read(cmd, stdout)
+	go func() {
+		<-p.Done()
+		out.Close()
+	}()
+	r := &agentRun{samples: make(chan probe.Sample, 16)}
+	go r.read(p, records)
 	// The agent prepares (creates and preallocates its files) before the
 	// first second; a failure there comes back as an exit before any sample.
 	return r, nil
 }
 
-func (l *Local) agentCmd(ctx context.Context) (*exec.Cmd, error) {
-	if l.Agent != nil {
-		return l.Agent(ctx), nil
+// agentCmd is the agent as the supervisor runs it: stopped by closing its
+// stdin (it then cuts its last second, prints its summary and removes its
+// files), killed only if it hangs 10 s more; sent SIGTERM, which it takes
+// the same way, if perfbisect dies.
+func (l *Local) agentCmd() (proc.Cmd, error) {
+	c := l.Agent
+	if c.Path == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return c, fmt.Errorf("find this executable to start the agent: %v", err)
+		}
+		c.Path, c.Args = self, []string{"agent"}
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find this executable to start the agent: %v", err)
-	}
-	return exec.CommandContext(ctx, self, "agent"), nil
+	c.Name = "perfbisect agent"
+	c.StdinPipe = true
+	c.Stop = []proc.Step{{CloseStdin: true, Wait: 10 * time.Second}}
+	c.ParentDeath = syscall.SIGTERM
+	c.Keep, c.Quote = 20, proc.StderrOnly
+	return c, nil
 }
 
 type agentRun struct {
 	samples chan probe.Sample
-	stderr  *tail.Lines
-	stdin   io.Closer
 	sum     probe.Summary
 	err     error
 }
@@ -143,9 +155,9 @@ func (r *agentRun) Wait() (probe.Summary, error) {
 	return r.sum, r.err
 }
 
-func (r *agentRun) read(cmd *exec.Cmd, stdout io.Reader) {
+func (r *agentRun) read(p proc.Process, records *io.PipeReader) {
 	defer close(r.samples)
-	d := probe.NewDecoder(stdout)
+	d := probe.NewDecoder(records)
 	var got *probe.Summary
 	var secs int
 	for d.Scan() {
@@ -157,24 +169,23 @@ func (r *agentRun) read(cmd *exec.Cmd, stdout io.Reader) {
 			got = rec.Summary
 		}
 	}
-	werr := cmd.Wait()
-	r.stdin.Close()
+	records.Close() // what more it prints goes nowhere
+	werr := p.Wait()
+	p.Stdin().Close()
+	var ee *proc.ExitError
 	switch {
 	case got != nil:
 		r.sum = *got
 		if got.Ended == probe.EndFailed {
 			r.err = errors.New(got.Error)
 		}
+	case secs > 0 && werr != nil:
+		r.err = fmt.Errorf("workload agent died after %d s: %v", secs, werr)
+	case errors.As(werr, &ee) && len(ee.Said) > 0:
+		// It said why on stderr (perfbisect: …), as the command does.
+		r.err = errors.New(strings.TrimPrefix(strings.Join(ee.Said, "\n"), "perfbisect: "))
 	case werr != nil:
-		why := strings.TrimSpace(r.stderr.String())
-		if why == "" {
-			why = werr.Error()
-		}
-		if secs > 0 {
-			r.err = fmt.Errorf("workload agent died after %d s: %s (%v)", secs, why, werr)
-		} else {
-			r.err = fmt.Errorf("%s", strings.TrimPrefix(why, "perfbisect: "))
-		}
+		r.err = werr
 	default:
 		r.err = fmt.Errorf("workload agent ended without a summary after %d s", secs)
 	}

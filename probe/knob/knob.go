@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 )
 
@@ -33,6 +34,9 @@ type Env struct {
 	// none. The volume-type and image knobs act on it when the workload's
 	// data directory is on it.
 	Lab Lab
+	// Runner runs the commands knobs need (mount, the shell knob's);
+	// nil is proc.Real. Tests put a proctest.Fake here.
+	Runner proc.Runner
 }
 
 // Lab is what knobs can do to the lab's emulated volume and image. Every

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -140,11 +141,11 @@ func (k *mountOptions) plan(env Env, w probe.Spec) (Change, sysinfo.Mount, error
 	c := Change{
 		Knob:     "mount-options",
 		Settings: k.settings,
-		Do:       []string{command("mount", "-o", "remount,"+strings.Join(k.opts, ","), m.Point)},
+		Do:       []string{shown(mount("remount,"+strings.Join(k.opts, ","), m.Point))},
 		Before:   fmt.Sprintf("%s %s on %s: %s", m.FSType, m.Source, m.Point, before),
 	}
 	restore, unknown := k.restore(before, k.predict(before), m.FSType)
-	c.Undo = []string{command("mount", "-o", restore, m.Point)}
+	c.Undo = []string{shown(mount(restore, m.Point))}
 	onRoot, err := k.onRootFS(m)
 	if err != nil {
 		return c, m, fmt.Errorf("mount-options: %v", err)
@@ -184,8 +185,8 @@ func (k *mountOptions) Apply(ctx context.Context, env Env, w probe.Spec) (probe.
 		return w, c, nil, err
 	}
 	before := stateOf(m)
-	revert := once(func(ctx context.Context) error { return k.revert(ctx, m, before) })
-	if _, err := runCmd(ctx, "mount", "-o", "remount,"+strings.Join(k.opts, ","), m.Point); err != nil {
+	revert := once(func(ctx context.Context) error { return k.revert(ctx, env, m, before) })
+	if _, err := run(ctx, env, mount("remount,"+strings.Join(k.opts, ","), m.Point)); err != nil {
 		// A refused remount changes nothing; the revert checks that and puts
 		// back whatever did change.
 		return w, c, nil, errors.Join(fmt.Errorf("mount-options: %v", err), revert(ctx))
@@ -196,14 +197,14 @@ func (k *mountOptions) Apply(ctx context.Context, env Env, w probe.Spec) (probe.
 	}
 	after := stateOf(now)
 	restore, _ := k.restore(before, after, m.FSType)
-	c.Undo = []string{command("mount", "-o", restore, m.Point)}
+	c.Undo = []string{shown(mount(restore, m.Point))}
 	c.After = fmt.Sprintf("%s %s on %s: %s", m.FSType, m.Source, m.Point, after)
 	return w, c, revert, nil
 }
 
 // revert remounts m with the options it had, if they have changed, and
 // checks the mount table shows them again.
-func (k *mountOptions) revert(ctx context.Context, m sysinfo.Mount, before mountState) error {
+func (k *mountOptions) revert(ctx context.Context, env Env, m sysinfo.Mount, before mountState) error {
 	now, err := currentMount(m)
 	if errors.Is(err, errMountGone) {
 		return nil // unmounted since: nothing of the step is left on it
@@ -215,14 +216,14 @@ func (k *mountOptions) revert(ctx context.Context, m sysinfo.Mount, before mount
 		return nil
 	}
 	restore, unknown := k.restore(before, stateOf(now), m.FSType)
-	cmd := command("mount", "-o", restore, m.Point)
+	cmd := shown(mount(restore, m.Point))
 	hand := "put them back by hand: " + cmd
 	if len(unknown) > 0 {
 		hand = fmt.Sprintf("%s has no known default: unmount and mount %s again", strings.Join(unknown, ","), shellQuote(m.Point))
 	}
 	ctx, cancel := detached(ctx, time.Minute)
 	defer cancel()
-	_, runErr := runCmd(ctx, "mount", "-o", restore, m.Point)
+	_, runErr := run(ctx, env, mount(restore, m.Point))
 	now, err = currentMount(m)
 	if err == nil && stateOf(now).equal(before) {
 		return nil
@@ -232,6 +233,11 @@ func (k *mountOptions) revert(ctx context.Context, m sysinfo.Mount, before mount
 		why = errors.New("the remount did not restore them")
 	}
 	return fmt.Errorf("mount options of %s still changed: %s, were %s: %v (%s)", m.Point, stateOf(now), before, why, hand)
+}
+
+// mount is mount -o opts point.
+func mount(opts, point string) proc.Cmd {
+	return proc.Cmd{Path: "mount", Args: []string{"-o", opts, point}}
 }
 
 var errMountGone = errors.New("no longer mounted")

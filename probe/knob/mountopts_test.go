@@ -87,7 +87,7 @@ func TestMountOptionsRefused(t *testing.T) {
 	// ext4 refuses an option it does not know: mount fails, and nothing may
 	// be left changed, not even the noatime before it.
 	_, _, revert, err := newKnob(t, "mount-options", Settings{"options": "noatime,perfbisect_bogus"}).Apply(ctx, Env{Root: true}, spec(mnt))
-	wantErr(t, err, "mount -o remount,noatime,perfbisect_bogus "+mnt+": exit status 32")
+	wantErr(t, err, "mount -o remount,noatime,perfbisect_bogus "+mnt+" failed (exit status 32)")
 	if revert != nil {
 		t.Errorf("a failed Apply returned a revert")
 	}

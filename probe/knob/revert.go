@@ -2,14 +2,10 @@ package knob
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/perfbisect/perfbisect/internal/tail"
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // once makes a revert safe to call more than once: after it has succeeded,
@@ -58,45 +54,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// runCmd runs a program (not through a shell), stopping it and its children
-// when ctx ends, and returns its stdout. A failure says the command, how it
-// ended and the last lines of its stderr.
-func runCmd(ctx context.Context, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	stdout, stderr := &tail.Lines{Keep: 50}, &tail.Lines{}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	if err != nil {
-		return stdout.String(), fmt.Errorf("%s: %v%s", command(append([]string{name}, args...)...), exitReason(ctx, err), said(stderr))
+// run runs a command a knob needs (mount, a playbook's shell command), not
+// through a shell, and returns its stdout. The command runs in its own
+// process group, all of which is killed when ctx ends (a timeout), but it
+// gets no parent-death signal, on purpose: a remount or a revert cut short
+// halfway by perfbisect's death leaves the host in a state nobody planned,
+// so each is allowed to finish. Its failure names the command as an
+// operator would type it, how it ended and what it said.
+func run(ctx context.Context, env Env, c proc.Cmd) (string, error) {
+	if c.Name == "" {
+		c.Name = shown(c)
 	}
-	return stdout.String(), nil
+	res, err := proc.Or(env.Runner).Run(ctx, c)
+	return res.Stdout, err
 }
 
-// killGroup runs cmd in its own process group and kills the whole group
-// when its context ends, so a shell's children do not outlive a timeout.
-func killGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// A grandchild holding the output pipes open must not hang Wait.
-	cmd.WaitDelay = 2 * time.Second
-}
-
-// exitReason says how a command ended, naming a timeout plainly.
-func exitReason(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("timed out (%v)", err)
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("cancelled (%v)", err)
-	}
-	return err
-}
-
-// said is ": " and the last lines of a command's stderr, when it said any.
-func said(stderr *tail.Lines) string {
-	if s := stderr.String(); s != "" {
-		return ": " + s
-	}
-	return ""
-}
+// shown is c as an operator would type it, for a Change and for messages.
+func shown(c proc.Cmd) string { return command(append([]string{c.Path}, c.Args...)...) }

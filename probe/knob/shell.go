@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/perfbisect/perfbisect/internal/tail"
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 )
 
@@ -80,22 +80,22 @@ func (k *shellKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 	if err != nil {
 		return w, c, nil, fmt.Errorf("shell: %v", err)
 	}
-	run := func(ctx context.Context, script string) (string, error) {
-		return runShell(ctx, k.shell, script, k.timeout, "PERFBISECT_DATA_DIR="+dir)
+	sh := func(ctx context.Context, script string) (string, error) {
+		return runShell(ctx, env, k.shell, script, k.timeout, "PERFBISECT_DATA_DIR="+dir)
 	}
 	revert := once(func(ctx context.Context) error {
 		ctx, cancel := detached(ctx, k.timeout)
 		defer cancel()
-		if _, err := run(ctx, k.revert); err != nil {
+		if _, err := sh(ctx, k.revert); err != nil {
 			return fmt.Errorf("shell revert failed, so the step's change may still be in place: %v (run it by hand: %s)", err, command(k.shell, "-c", k.revert))
 		}
 		return nil
 	})
-	out, err := run(ctx, k.apply)
+	out, err := sh(ctx, k.apply)
 	if err != nil {
 		// The command may have done part of its work before it failed: its
 		// revert puts back what it can, as after a successful apply.
-		err = fmt.Errorf("shell: apply failed: %v", err)
+		err = fmt.Errorf("shell: apply: %v", err)
 		if rerr := revert(ctx); rerr != nil {
 			return w, c, nil, errors.Join(err, rerr)
 		}
@@ -107,21 +107,10 @@ func (k *shellKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 
 // runShell runs script with shell -c, killing it and everything it started
 // after timeout, and returns the last lines of its output. A failure names
-// the exact command, how it ended and the last lines of its stderr.
-func runShell(parent context.Context, shell, script string, timeout time.Duration, env ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, shell, "-c", script)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, stderr := &tail.Lines{Keep: 5}, &tail.Lines{}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	killGroup(cmd)
-	if err := cmd.Run(); err != nil {
-		how := exitReason(ctx, err)
-		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			how = fmt.Errorf("killed after the %v timeout", timeout)
-		}
-		return stdout.String(), fmt.Errorf("%s: %v%s", command(shell, "-c", script), how, said(stderr))
-	}
-	return stdout.String(), nil
+// the exact command, how it ended and what it said.
+func runShell(ctx context.Context, env Env, shell, script string, timeout time.Duration, vars ...string) (string, error) {
+	out, err := run(ctx, env, proc.Cmd{Path: shell, Args: []string{"-c", script}, Env: append(os.Environ(), vars...), Timeout: timeout})
+	last := proc.Tail{Keep: 5}
+	last.Write([]byte(out))
+	return last.String(), err
 }

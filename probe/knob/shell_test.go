@@ -62,7 +62,7 @@ func TestShellApplyFails(t *testing.T) {
 		"revert": "touch " + reverted,
 	})
 	_, _, revert, err := k.Apply(ctx, Env{}, spec(dir))
-	wantErr(t, err, "shell: apply failed: /bin/sh -c", "exit status 3: no such device: /dev/nvme9", "the revert command ran after it")
+	wantErr(t, err, "shell: apply: /bin/sh -c", "failed (exit status 3): no such device: /dev/nvme9", "the revert command ran after it")
 	if revert != nil {
 		t.Errorf("a failed Apply returned a revert")
 	}
@@ -79,7 +79,7 @@ func TestShellRevertFails(t *testing.T) {
 		t.Fatalf("Apply: %v", err)
 	}
 	err = revert(ctx)
-	wantErr(t, err, "shell revert failed, so the step's change may still be in place", "exit status 1: still busy",
+	wantErr(t, err, "shell revert failed, so the step's change may still be in place", "failed (exit status 1): still busy",
 		"(run it by hand: /bin/bash -c 'echo still busy >&2; false')")
 	// It is tried again: the change is still there.
 	if err2 := revert(ctx); err2 == nil {
@@ -103,7 +103,7 @@ func TestShellCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	cancel()
 	_, _, _, err := newKnob(t, "shell", Settings{"apply": "sleep 5", "revert": "true"}).Apply(ctx, Env{}, spec(t.TempDir()))
-	wantErr(t, err, "apply failed")
+	wantErr(t, err, "shell: apply: ", "context canceled")
 }
 
 func TestShellMissing(t *testing.T) {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // Check measures the lab's write IOPS as a workload sees them (`lab status`):
@@ -61,39 +61,41 @@ func (s *State) check(ctx context.Context, d time.Duration) (checkResult, error)
 	if err != nil {
 		return checkResult{}, err
 	}
-	cmd := exec.Command("sh", "-c", `echo $$ > "$0"/cgroup.procs && exec dd if=/dev/zero of="$1" bs=4k count="$2" oflag=dsync status=none`,
-		s.Cgroup, file, fmt.Sprint(count))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	// dd is a workload: it dies with perfbisect, and is stopped with
+	// SIGTERM after d, or killed when ctx is done.
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	dd, err := proc.Start(context.Background(), proc.Cmd{
+		Name: "dd", Path: "sh", Quote: proc.StderrOnly, ParentDeath: syscall.SIGKILL,
+		Args: []string{"-c", `echo $$ > "$0"/cgroup.procs && exec dd if=/dev/zero of="$1" bs=4k count="$2" oflag=dsync status=none`,
+			s.Cgroup, file, fmt.Sprint(count)},
+		Stop: []proc.Step{{Signal: syscall.SIGTERM, Wait: 5 * time.Second}},
+	})
+	if err != nil {
 		return checkResult{}, fmt.Errorf("lab: check: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
-	var waitErr error
 	stopped := false
 	select {
-	case waitErr = <-done: // dd finished its count early
+	case <-dd.Done(): // dd finished its count early
 	case <-timer.C:
-		cmd.Process.Signal(syscall.SIGTERM)
 		stopped = true
 	case <-ctx.Done():
-		cmd.Process.Kill()
-		<-done
+		dd.Kill()
+		dd.Wait()
 		return checkResult{}, ctx.Err()
 	}
 	elapsed := time.Since(start)
 	if stopped {
-		waitErr = <-done
-	} else if waitErr != nil {
-		return checkResult{}, fmt.Errorf("lab: check: dd: %v: %s", waitErr, strings.TrimSpace(stderr.String()))
+		dd.Stop(ctx)
+	}
+	waitErr := dd.Wait()
+	if waitErr != nil && !stopped {
+		return checkResult{}, fmt.Errorf("lab: check: %v", waitErr)
 	}
 	fi, err := os.Stat(file)
 	if err != nil {
-		return checkResult{}, fmt.Errorf("lab: check: dd wrote nothing (%v): %v %s", waitErr, err, strings.TrimSpace(stderr.String()))
+		return checkResult{}, fmt.Errorf("lab: check: dd wrote nothing (%v): %v", waitErr, err)
 	}
 	ios1, err := s.WriteIOs()
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // WriteIOs is the number of write I/Os the lab cgroup has sent to the lab's
@@ -98,9 +100,9 @@ func RunController(ctx context.Context, every time.Duration) error {
 		every = time.Second
 	}
 	pid := os.Getpid()
-	start, _ := processStart(pid)
+	start, _ := proc.StartTime(pid)
 	_, err := Update(func(s *State) error {
-		if s.ControllerPID != 0 && s.ControllerPID != pid && processAlive(s.ControllerPID) {
+		if s.ControllerPID != 0 && s.ControllerPID != pid && proc.Alive(s.ControllerPID) {
 			return fmt.Errorf("lab: a controller is already running (pid %d)", s.ControllerPID)
 		}
 		s.ControllerPID, s.ControllerStart = pid, start

@@ -25,14 +25,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -367,60 +366,10 @@ func (s *State) removeCgroup() error {
 }
 
 // stopController ends the gp2 controller named in the state, if it is
-// alive and is still the process that was recorded (never this process).
+// alive and is still the process that was recorded (never this process):
+// SIGTERM, then SIGKILL after 3 s.
 func (s *State) stopController() {
-	pid := s.ControllerPID
-	if pid <= 0 || pid == os.Getpid() || !processAlive(pid) {
-		return
-	}
-	if s.ControllerStart != 0 {
-		if st, err := processStart(pid); err != nil || st != s.ControllerStart {
-			return // the PID belongs to another process now
-		}
-	}
-	syscall.Kill(pid, syscall.SIGTERM)
-	for i := 0; i < 100 && processAlive(pid); i++ {
-		time.Sleep(30 * time.Millisecond)
-	}
-	if processAlive(pid) {
-		syscall.Kill(pid, syscall.SIGKILL)
-		for i := 0; i < 100 && processAlive(pid); i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
-// processAlive says whether pid runs (a zombie does not).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := statFields(string(b))
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
-}
-
-// processStart is a process's start time, in clock ticks since boot.
-func processStart(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	f := statFields(string(b))
-	if len(f) < 20 {
-		return 0, fmt.Errorf("lab: /proc/%d/stat: short", pid)
-	}
-	return strconv.ParseUint(f[19], 10, 64) // field 22: starttime
-}
-
-// statFields are the fields of /proc/PID/stat after the command name, from
-// field 3 (state) on.
-func statFields(stat string) []string {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(stat[i+1:])
+	proc.StopOther(s.ControllerPID, s.ControllerStart, []proc.Step{{Signal: syscall.SIGTERM, Wait: 3 * time.Second}})
 }
 
 // loopsOf lists the loop devices attached to a file.
@@ -442,14 +391,12 @@ func loopsOf(ctx context.Context, file string) ([]string, error) {
 }
 
 // run runs a program and returns its output; the error names the command
-// and carries what it printed.
+// and quotes what it said. Like a knob's commands, it gets no parent-death
+// signal: a losetup or an umount cut short leaves the host half changed.
 func run(ctx context.Context, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	res, err := proc.Run(ctx, proc.Cmd{Name: name + " " + strings.Join(args, " "), Path: name, Args: args})
 	if err != nil {
-		return string(out), fmt.Errorf("lab: %s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return res.Stdout, fmt.Errorf("lab: %v", err)
 	}
-	return string(out), nil
+	return res.Stdout, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -375,7 +376,7 @@ func TestDownAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctl.Process.Kill()
-	start, err := processStart(ctl.Process.Pid)
+	start, err := proc.StartTime(ctl.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestDownAfterCrash(t *testing.T) {
 	if err := Down(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if processAlive(ctl.Process.Pid) {
+	if proc.Alive(ctl.Process.Pid) {
 		t.Error("Down did not stop the controller")
 	}
 	ctl.Wait()

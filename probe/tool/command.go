@@ -14,12 +14,13 @@ import (
 // stdout and stderr. It has no time limit of its own: it is stopped when
 // the spec's duration is over, which ends the run normally.
 type commandJob struct {
+	programs
 	sp   probe.Spec
 	base baseDir
 }
 
-func newCommand(spec probe.Spec) (*commandJob, error) {
-	return &commandJob{sp: spec}, nil
+func newCommand(spec probe.Spec, run programs) (*commandJob, error) {
+	return &commandJob{programs: run, sp: spec}, nil
 }
 
 func (j *commandJob) prepare(context.Context) error {

@@ -14,6 +14,7 @@ import (
 // database is the server of a sysbench or pgbench workload: a managed one,
 // started in Spec.Dir and thrown away after the run, or an existing one.
 type database struct {
+	programs
 	sp     probe.Spec
 	base   baseDir
 	server *db.Server // nil for an existing server

@@ -20,6 +20,7 @@ import (
 // a fresh directory inside Spec.Dir, removed afterwards, unless the job
 // says where they go itself.
 type fioJob struct {
+	programs
 	sp   probe.Spec
 	args []string
 	// place: the arguments or the job file choose where fio's files go
@@ -35,12 +36,12 @@ type fioJob struct {
 // fioOwnOptions are the options perfbisect gives fio itself.
 var fioOwnOptions = []string{"output-format", "output", "status-interval"}
 
-func newFio(spec probe.Spec) (*fioJob, error) {
+func newFio(spec probe.Spec, run programs) (*fioJob, error) {
 	args, err := splitWords(spec.Args)
 	if err != nil {
 		return nil, fmt.Errorf("--args %q: %v (quote as in a shell)", spec.Args, err)
 	}
-	j := &fioJob{sp: spec, args: args}
+	j := &fioJob{programs: run, sp: spec, args: args}
 	for _, a := range args {
 		name := optionName(a)
 		for _, own := range fioOwnOptions {
@@ -100,7 +101,7 @@ func (j *fioJob) prepare(ctx context.Context) error {
 	// --parse-only makes a bad option an error here, before anything runs.
 	check := j.invocation()
 	check.args = append([]string{"--parse-only"}, check.args...)
-	if err := runSync(ctx, "fio --parse-only", check, nil); err != nil {
+	if err := j.runSync(ctx, "fio --parse-only", check, nil); err != nil {
 		return fmt.Errorf("fio does not take the job: %v (check --args and --job-file against 'man fio')", err)
 	}
 	return nil

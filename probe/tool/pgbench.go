@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/parse"
 )
@@ -35,8 +36,8 @@ type pgbenchJob struct {
 // pgbenchTables are the tables pgbench -i creates.
 var pgbenchTables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"}
 
-func newPgbench(spec probe.Spec) (*pgbenchJob, error) {
-	return &pgbenchJob{database: database{sp: spec}}, nil
+func newPgbench(spec probe.Spec, run programs) (*pgbenchJob, error) {
+	return &pgbenchJob{database: database{programs: run, sp: spec}}, nil
 }
 
 func (j *pgbenchJob) prepare(ctx context.Context) error {
@@ -63,8 +64,8 @@ func (j *pgbenchJob) prepare(ctx context.Context) error {
 		j.created = true
 	}
 	exists := false
-	err = runSync(ctx, "pgbench -i", j.invocation(j.bin, "-i", "-I", steps, "-s", strconv.Itoa(j.sp.Scale), "-q"), func(l outLine) {
-		exists = exists || strings.Contains(l.text, "already exists")
+	err = j.runSync(ctx, "pgbench -i", j.invocation(j.bin, "-i", "-I", steps, "-s", strconv.Itoa(j.sp.Scale), "-q"), func(l proc.Line) {
+		exists = exists || strings.Contains(l.Text, "already exists")
 	})
 	if exists && err != nil {
 		j.created = false // not ours (made since the check): leave them
@@ -84,8 +85,8 @@ func (j *pgbenchJob) tablesThere(ctx context.Context) ([]string, error) {
 	}
 	query := fmt.Sprintf("SELECT t FROM unnest(ARRAY['%s']) AS t WHERE to_regclass(t) IS NOT NULL", strings.Join(pgbenchTables, "','"))
 	var there []string
-	err := runSync(ctx, "psql", j.invocation(psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", query), func(l outLine) {
-		if t := strings.TrimSpace(l.text); !l.stderr && slices.Contains(pgbenchTables, t) {
+	err := j.runSync(ctx, "psql", j.invocation(psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", query), func(l proc.Line) {
+		if t := strings.TrimSpace(l.Text); !l.Stderr && slices.Contains(pgbenchTables, t) {
 			there = append(there, t)
 		}
 	})
@@ -137,7 +138,7 @@ func (j *pgbenchJob) run() (run, error) {
 func (j *pgbenchJob) cleanup(ctx context.Context) error {
 	var errs []error
 	if j.created && j.server == nil {
-		if err := runSync(ctx, "pgbench -i -I d", j.invocation(j.bin, "-i", "-I", "d"), nil); err != nil {
+		if err := j.runSync(ctx, "pgbench -i -I d", j.invocation(j.bin, "-i", "-I", "d"), nil); err != nil {
 			errs = append(errs, fmt.Errorf("drop the pgbench_* tables created in %s: %v", j.conn.Database, err))
 		}
 		j.created = false

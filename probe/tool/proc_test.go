@@ -3,6 +3,8 @@ package tool
 import (
 	"strings"
 	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // TestManagedDBEnv: a client of a managed server does not inherit the
@@ -15,7 +17,7 @@ func TestManagedDBEnv(t *testing.T) {
 	for _, managed := range []bool{true, false} {
 		var env []string
 		inv := invocation{path: "/bin/sh", args: []string{"-c", "env"}, env: []string{"PGPASSWORD=given"}, managedDB: managed}
-		if err := runSync(t.Context(), "env", inv, func(l outLine) { env = append(env, l.text) }); err != nil {
+		if err := (programs{proc.Real{}}).runSync(t.Context(), "env", inv, func(l proc.Line) { env = append(env, l.Text) }); err != nil {
 			t.Fatal(err)
 		}
 		got := strings.Join(env, "\n")

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/parse"
 )
@@ -26,7 +27,7 @@ type sysbenchJob struct {
 	created bool
 }
 
-func newSysbench(spec probe.Spec) (*sysbenchJob, error) {
+func newSysbench(spec probe.Spec, run programs) (*sysbenchJob, error) {
 	if strings.HasSuffix(spec.Test, ".lua") {
 		// sysbench runs in Spec.Dir: a script's path is perfbisect's.
 		abs, err := filepath.Abs(spec.Test)
@@ -35,7 +36,7 @@ func newSysbench(spec probe.Spec) (*sysbenchJob, error) {
 		}
 		spec.Test = abs
 	}
-	return &sysbenchJob{database: database{sp: spec}}, nil
+	return &sysbenchJob{database: database{programs: run, sp: spec}}, nil
 }
 
 func (j *sysbenchJob) prepare(ctx context.Context) error {
@@ -59,8 +60,8 @@ func (j *sysbenchJob) prepare(ctx context.Context) error {
 		return err
 	}
 	exists := false
-	err = runSync(ctx, "sysbench prepare", inv, func(l outLine) {
-		exists = exists || strings.Contains(l.text, "already exists")
+	err = j.runSync(ctx, "sysbench prepare", inv, func(l proc.Line) {
+		exists = exists || strings.Contains(l.Text, "already exists")
 	})
 	if exists && err != nil {
 		// Made since the check, not ours: cleanup must leave them.
@@ -95,8 +96,8 @@ func (j *sysbenchJob) checkTables(ctx context.Context) error {
 		return err
 	}
 	var there []string
-	err = runSync(ctx, "sysbench (check for its tables)", inv, func(l outLine) {
-		name, ok := strings.CutPrefix(l.text, "table: ")
+	err = j.runSync(ctx, "sysbench (check for its tables)", inv, func(l proc.Line) {
+		name, ok := strings.CutPrefix(l.Text, "table: ")
 		if k, err := strconv.Atoi(strings.TrimPrefix(name, "sbtest")); ok && err == nil && k >= 1 && k <= j.sp.Tables {
 			there = append(there, name)
 		}
@@ -216,7 +217,7 @@ func (j *sysbenchJob) cleanup(ctx context.Context) error {
 	if j.created && j.server == nil {
 		inv, err := j.invocation(j.sp.Test, nil, "cleanup")
 		if err == nil {
-			err = runSync(ctx, "sysbench cleanup", inv, nil)
+			err = j.runSync(ctx, "sysbench cleanup", inv, nil)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("drop the tables sysbench created in %s: %v", j.dbName(), err))

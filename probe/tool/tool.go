@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/parse"
 )
@@ -21,7 +22,11 @@ import (
 // New returns the workload spec describes: the built-in fsync probe
 // (probe.NewFsync) or a tool. It checks the spec, not the programs: call
 // Require for those.
-func New(spec probe.Spec) (probe.Workload, error) {
+func New(spec probe.Spec) (probe.Workload, error) { return NewWith(spec, proc.Real{}) }
+
+// NewWith is New with the runner that starts the tool's programs (a fake
+// in tests; a managed database server is always real).
+func NewWith(spec probe.Spec, r proc.Runner) (probe.Workload, error) {
 	if spec.Workload == probe.WorkloadFsync {
 		return probe.NewFsync(spec)
 	}
@@ -30,22 +35,23 @@ func New(spec probe.Spec) (probe.Workload, error) {
 	}
 	var j job
 	var err error
+	run := programs{proc.Or(r)}
 	switch spec.Workload {
 	case probe.WorkloadSysbench:
-		j, err = newSysbench(spec)
+		j, err = newSysbench(spec, run)
 	case probe.WorkloadPgbench:
-		j, err = newPgbench(spec)
+		j, err = newPgbench(spec, run)
 	case probe.WorkloadFio:
-		j, err = newFio(spec)
+		j, err = newFio(spec, run)
 	case probe.WorkloadCommand:
-		j, err = newCommand(spec)
+		j, err = newCommand(spec, run)
 	default:
 		err = fmt.Errorf("workload %q: want one of %v", spec.Workload, probe.Workloads)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &workload{spec: spec, job: j}, nil
+	return &workload{spec: spec, job: j, runner: run.runner}, nil
 }
 
 // job is what differs between tools.
@@ -88,8 +94,9 @@ const (
 )
 
 type workload struct {
-	spec probe.Spec
-	job  job
+	spec   probe.Spec
+	job    job
+	runner proc.Runner
 
 	ran    bool
 	result probe.Summary // set before the sample channel is closed
@@ -119,14 +126,19 @@ func (w *workload) Run(ctx context.Context) (<-chan probe.Sample, error) {
 	if err != nil {
 		return fail(err)
 	}
-	p, err := start(r.name, r.invocation)
+	// The lines come to measure, which reads them until the program has
+	// exited: every call of Line has returned by then.
+	lines := make(chan proc.Line, 64)
+	c := r.cmd(r.name)
+	c.Line = func(l proc.Line) { lines <- l }
+	p, err := w.runner.Start(ctx, c)
 	if err != nil {
 		return fail(err)
 	}
 	out := make(chan probe.Sample, 16)
 	go func() {
 		defer close(out)
-		w.result = w.measure(ctx, p, r, out)
+		w.result = w.measure(ctx, p, lines, r, out)
 		w.result.Server = server
 		if err := w.cleanup(ctx); err != nil {
 			if w.result.Error == "" {
@@ -149,7 +161,7 @@ func (w *workload) cleanup(ctx context.Context) error {
 }
 
 // measure reads the tool's output until it ends, sending each sample.
-func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe.Sample) probe.Summary {
+func (w *workload) measure(ctx context.Context, p proc.Process, lines <-chan proc.Line, r run, out chan<- probe.Sample) probe.Summary {
 	duration := w.spec.Duration.Std()
 	limit := time.NewTimer(duration)
 	if r.ownLimit {
@@ -157,14 +169,18 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 	}
 	defer limit.Stop()
 	var acc probe.Tally
-	said := newOutput()
-	interrupted, ended := p.pump(ctx, limit.C, func(l outLine) {
+	said := proc.NewOutput(tailLines)
+	from := proc.StderrOnly
+	if r.quoteStdout {
+		from = proc.StderrOrStdout
+	}
+	read := func(l proc.Line) {
 		var ss []probe.Sample
-		if l.stderr && r.fromStderr || !l.stderr && r.fromStdout {
-			ss = r.stream.Line(l.text)
+		if l.Stderr && r.fromStderr || !l.Stderr && r.fromStdout {
+			ss = r.stream.Line(l.Text)
 		}
 		if len(ss) == 0 {
-			said.add(l)
+			said.Add(l)
 		}
 		for _, s := range ss {
 			if acc.Seconds() == 0 && r.ownLimit {
@@ -174,7 +190,33 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 			acc.Add(s)
 			out <- s
 		}
-	})
+	}
+	var interrupted, ended bool
+	done, expired := ctx.Done(), limit.C
+	for running := true; running; {
+		select {
+		case l := <-lines:
+			read(l)
+		case <-p.Done():
+			running = false
+		case <-done: // the runner stops it
+			done, interrupted = nil, true
+		case <-expired:
+			expired, ended = nil, true
+			go p.Stop(context.Background())
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case l := <-lines:
+			read(l)
+		default:
+			drained = true
+		}
+	}
+	werr := p.Wait()
+	var ee *proc.ExitError
+	interrupted = interrupted || errors.As(werr, &ee) && ee.Interrupted
 
 	res := r.stream.Result()
 	sum := summary(&acc, res.Summary)
@@ -187,18 +229,18 @@ func (w *workload) measure(ctx context.Context, p *proc, r run, out chan<- probe
 	case interrupted:
 		sum.Ended = probe.EndInterrupted
 		sum.Error = "interrupted: the summary covers the seconds measured before the stop"
-	case p.err != nil && !ended:
+	case werr != nil && !ended:
 		sum.Ended = probe.EndFailed
-		sum.Error = fmt.Sprintf("%s failed (%s)%s%s", r.name, exitText(p.err), said.quote(r.quoteStdout), cut)
+		sum.Error = requote(werr, said.Said(from)) + cut
 	case acc.Seconds() == 0:
 		sum.Ended = probe.EndFailed
-		sum.Error = fmt.Sprintf("%s gave no per-second report%s", r.name, said.quote(r.quoteStdout))
+		sum.Error = fmt.Sprintf("%s gave no per-second report%s", r.name, proc.Quote(said.Said(from)))
 		if len(res.Bad) > 0 {
 			sum.Error += fmt.Sprintf(" (%d lines it printed could not be read, the first: %v)", len(res.Bad), res.Bad[0])
 		}
 	case res.Summary != nil && res.Summary.Ended == probe.EndFailed:
 		sum.Ended = probe.EndFailed
-		sum.Error = res.Summary.Error + said.quote(r.quoteStdout)
+		sum.Error = res.Summary.Error + proc.Quote(said.Said(from))
 	default:
 		sum.Ended = probe.EndCompleted
 	}

@@ -77,17 +77,6 @@ func TestPasswordPipe(t *testing.T) {
 	}
 }
 
-func TestReadLines(t *testing.T) {
-	long := strings.Repeat("x", maxLine+100)
-	in := "one\r\ntwo\n\n" + long + "\nlast without newline"
-	var got []string
-	readLines(strings.NewReader(in), func(s string) { got = append(got, s) })
-	want := []string{"one", "two", "", long[:maxLine], "last without newline"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("(-want +got):\n%.500s", d)
-	}
-}
-
 func TestSummaryLatenciesOnlyFromTheFinalReport(t *testing.T) {
 	var a probe.Tally
 	for i, ops := range []float64{100, 200, 300} {

@@ -10,12 +10,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"testing"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
@@ -44,11 +44,7 @@ func Local(t testing.TB) *host.Local {
 	t.Helper()
 	h := host.NewLocal()
 	h.Env.StateDir = t.TempDir()
-	h.Agent = func(ctx context.Context) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), agentEnv+"=1")
-		return cmd
-	}
+	h.Agent = proc.Cmd{Path: os.Args[0], Args: []string{"-test.run=^$"}, Env: append(os.Environ(), agentEnv+"=1")}
 	return h
 }
 
