@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
@@ -122,8 +121,10 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 
 // agentCmd is the agent as the supervisor runs it: stopped by closing its
 // stdin (it then cuts its last second, prints its summary and removes its
-// files), killed only if it hangs 10 s more; sent SIGTERM, which it takes
-// the same way, if perfbisect dies.
+// files), killed only if it hangs 10 s more. A perfbisect that dies closes
+// that stdin too, so the agent needs no parent-death signal (one was seen
+// to arrive twice from a perfbisect killed with SIGKILL, and a second
+// signal cut the agent's clean-up short).
 func (l *Local) agentCmd() (proc.Cmd, error) {
 	c := l.Agent
 	if c.Path == "" {
@@ -136,7 +137,6 @@ func (l *Local) agentCmd() (proc.Cmd, error) {
 	c.Name = "perfbisect agent"
 	c.StdinPipe = true
 	c.Stop = []proc.Step{{CloseStdin: true, Wait: 10 * time.Second}}
-	c.ParentDeath = syscall.SIGTERM
 	c.Keep, c.Quote = 20, proc.StderrOnly
 	return c, nil
 }
