@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe/lab"
+	"github.com/perfbisect/perfbisect/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -156,11 +157,11 @@ func confirmPlan(ctx context.Context, what string, plan []string, undo string, y
 	if yes {
 		return nil
 	}
-	t := newTerminal(stdin, stdout)
-	if !t.interactive() {
+	t := tui.NewPrompt(stdin, stdout)
+	if !t.Interactive() {
 		return usageError(fmt.Errorf("%s changes this host and there is no terminal to ask: pass --yes, or --dry-run to see the plan", what))
 	}
-	ok, err := t.ask(ctx, "go ahead? [y/N] ")
+	ok, err := t.Ask(ctx, "go ahead? [y/N] ")
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted

@@ -30,7 +30,7 @@ func colorOn() bool {
 	return lipgloss.ColorProfile() != termenv.Ascii
 }
 
-func terminalIO() bool { return isTerminal(os.Stdin.Fd()) && isTerminal(os.Stdout.Fd()) }
+func terminalIO() bool { return tui.IsTerminal(os.Stdin) && tui.IsTerminal(os.Stdout) }
 
 // runTUI walks the playbook in the investigation screen.
 func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.LogWriter, stderr io.Writer) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/perfbisect/perfbisect/probe/tool"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
+	"github.com/perfbisect/perfbisect/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -141,14 +142,14 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		return runTUI(ctx, opt, f.yes, log, stderr)
 	}
 
-	term := newTerminal(stdin, stdout)
+	term := tui.NewPrompt(stdin, stdout)
 	if !f.yes && !f.dryRun && pb.ChangesHost() {
-		if !term.interactive() {
+		if !term.Interactive() {
 			return usageError(fmt.Errorf("playbook %s changes this host and there is no terminal to ask first: run it in a terminal, pass --yes to approve every change, or --dry-run to see them", pb.Name))
 		}
-		opt.Confirm = term.confirm
+		opt.Confirm = term.Confirm
 	}
-	if term.interactive() {
+	if term.Interactive() {
 		opt.Operator = term
 	}
 
@@ -156,20 +157,20 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return failure(err)
 	}
-	pr := newWalkPrinter(stdout)
+	var pr *tui.Printer // prints what the runner's walk has taken in
 	said := false
 	opt.Emit = func(e session.Event) {
 		if err := log.Write(e); err != nil && !said {
 			said = true // the error sticks: Close returns it
 			fmt.Fprintf(stderr, "perfbisect: %v (the walk goes on; the log is incomplete)\n", err)
 		}
-		pr.event(e)
+		pr.Event(e)
 	}
 	r, err := session.NewRunner(opt)
 	if err != nil {
 		return failure(err)
 	}
-	pr.walk = r.Walk()
+	pr = tui.NewPrinter(stdout, r.Walk())
 	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
 	guarded.Store(true)
 	_, werr := r.Run(ctx)
@@ -178,7 +179,7 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	// The table and the reports come from the log as written: one report.
 	rep, reports := writeReports(log.Path(), stderr)
 	if rep != nil {
-		pr.table(rep)
+		pr.Table(rep)
 	}
 	fmt.Fprintf(stdout, "session log: %s\n", log.Path())
 	for _, p := range reports {

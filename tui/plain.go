@@ -1,9 +1,8 @@
-package main
+package tui
 
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -11,19 +10,22 @@ import (
 	"github.com/perfbisect/perfbisect/session/report"
 )
 
-// walkPrinter prints a headless walk as it goes: each step, its knobs, a
-// compact line per second, its verdicts and the playbook's decision. What
-// it says of the walk's state it reads from the runner's walk, which has
-// taken each event in before it is printed.
-type walkPrinter struct {
+// Printer is the plain face of a walk, for `run --no-tui`, a pipe or CI:
+// it prints each step, its knobs, a compact line per second, its verdicts
+// and the playbook's decision as they come. What it says of the walk's
+// state it reads from the walk it is given (the runner's, which has taken
+// each event in before it is printed).
+type Printer struct {
 	w    io.Writer
 	walk *session.Walk
 	n    int
 }
 
-func newWalkPrinter(w io.Writer) *walkPrinter { return &walkPrinter{w: w, walk: session.NewWalk()} }
+// NewPrinter prints to w what walk's events say.
+func NewPrinter(w io.Writer, walk *session.Walk) *Printer { return &Printer{w: w, walk: walk} }
 
-func (p *walkPrinter) event(e session.Event) {
+// Event prints one event.
+func (p *Printer) Event(e session.Event) {
 	switch d := e.Data.(type) {
 	case *session.SessionStart:
 		fmt.Fprintf(p.w, "perfbisect %s: playbook %s (%s) on %s\n", d.Version, d.Playbook, d.Source, d.Host)
@@ -46,12 +48,12 @@ func (p *walkPrinter) event(e session.Event) {
 		fmt.Fprintf(p.w, "\n[%d] %s: %s\n", p.n, e.Step, d.Title)
 		fmt.Fprintf(p.w, "    hypothesis: %s\n", d.Hypothesis)
 		for _, k := range d.Knobs {
-			fmt.Fprintf(p.w, "    knob: %s\n", strings.TrimSpace(k.Knob+" "+settings(k.With)))
+			fmt.Fprintf(p.w, "    knob: %s\n", k)
 		}
 	case *session.KnobEvent:
 		switch d.Action {
 		case session.KnobApplied:
-			fmt.Fprintf(p.w, "    applied %s%s\n", d.Change.Knob, prefixed(": now ", d.Change.After))
+			fmt.Fprintf(p.w, "    applied %s%s\n", d.Change.Knob, suffix(": now ", d.Change.After))
 		case session.KnobReverted:
 			fmt.Fprintf(p.w, "    put back %s: %s\n", d.Change.Knob, strings.Join(d.Change.Undo, "; "))
 		case session.KnobRevertFailed:
@@ -74,10 +76,10 @@ func (p *walkPrinter) event(e session.Event) {
 		case d.Conclusion != "":
 			fmt.Fprintf(p.w, "    => %s: %s\n", state, d.Meaning)
 		case d.Next != "":
-			fmt.Fprintf(p.w, "    => %s%s; next: %s\n", state, prefixed(": ", d.Meaning), d.Next)
+			fmt.Fprintf(p.w, "    => %s%s; next: %s\n", state, suffix(": ", d.Meaning), d.Next)
 		}
 	case *session.ErrorEvent:
-		fmt.Fprintf(p.w, "    error: %s%s\n", d.Message, prefixed(" -> ", d.Action))
+		fmt.Fprintf(p.w, "    error: %s%s\n", d.Message, suffix(" -> ", d.Action))
 	case *session.SessionEnd:
 		switch {
 		case d.Conclusion != "":
@@ -88,8 +90,8 @@ func (p *walkPrinter) event(e session.Event) {
 	}
 }
 
-// table prints the seeds' results table of the walk's report.
-func (p *walkPrinter) table(r *report.Report) {
+// Table prints the seeds' results table of the walk's report.
+func (p *Printer) Table(r *report.Report) {
 	header, rows := r.Table()
 	if len(rows) == 0 {
 		return
@@ -114,27 +116,11 @@ func describeFS(f *session.HostFacts) string {
 	return s + ", " + f.DataDir
 }
 
-func settings(s map[string]string) string {
-	var parts []string
-	for k, v := range s {
-		parts = append(parts, k+"="+v)
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, " ")
-}
-
 func errorsText(n int64) string {
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf("  %d errors", n)
-}
-
-func prefixed(p, s string) string {
-	if s == "" {
-		return ""
-	}
-	return p + s
 }
 
 // latencies says the latencies a sample measured: " p50 0.120  p99 0.410  max 2.31 ms"
