@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestFakeMountOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "mount -o remount,noatime " + shellQuote(point); len(c.Do) != 1 || c.Do[0] != want {
+	if want := "mount -o remount,noatime " + shell.Quote(point); len(c.Do) != 1 || c.Do[0] != want {
 		t.Errorf("Do = %q, want %q: what is shown is what runs", c.Do, want)
 	}
 	if len(c.Undo) != 1 || !strings.HasPrefix(c.Undo[0], "mount -o remount,") {
@@ -57,7 +58,7 @@ func TestFakeMountOptionsRefused(t *testing.T) {
 		Exit(32)
 	k := newKnob(t, "mount-options", Settings{"options": "noatime,perfbisect_bogus", "allow-root": "true"})
 	_, _, revert, err := k.Apply(testCtx(t), Env{Root: true, Runner: f}, spec(dir))
-	want := "mount-options: mount -o remount,noatime,perfbisect_bogus " + shellQuote(point) + " failed (exit status 32): mount: " + point +
+	want := "mount-options: mount -o remount,noatime,perfbisect_bogus " + shell.Quote(point) + " failed (exit status 32): mount: " + point +
 		": mount point not mounted or bad option. | dmesg(1) may have more information after failed mount system call."
 	if err == nil || err.Error() != want || revert != nil {
 		t.Errorf("Apply: %v\nwant %s, and no revert", err, want)

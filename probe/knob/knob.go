@@ -7,6 +7,8 @@ package knob
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -169,4 +171,14 @@ func New(name string, s Settings) (Knob, error) {
 type Use struct {
 	Knob string   `json:"knob" yaml:"knob"`
 	With Settings `json:"with,omitempty" yaml:"with,omitempty"`
+}
+
+// String is the knob and its settings on one line, in the order of their
+// names: "tmpfs size=64m".
+func (u Use) String() string {
+	parts := []string{u.Knob}
+	for _, k := range slices.Sorted(maps.Keys(u.With)) {
+		parts = append(parts, k+"="+u.With[k])
+	}
+	return strings.Join(parts, " ")
 }

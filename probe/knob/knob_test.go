@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"strings"
 	"testing"
 )
@@ -115,8 +116,8 @@ func TestShellQuote(t *testing.T) {
 		"option": {"remount,noatime,commit=60", "remount,noatime,commit=60"},
 	}
 	for name, u := range uu {
-		if got := shellQuote(u.in); got != u.want {
-			t.Errorf("%s: shellQuote(%q) = %s, want %s", name, u.in, got, u.want)
+		if got := shell.Quote(u.in); got != u.want {
+			t.Errorf("%s: shell.Quote(%q) = %s, want %s", name, u.in, got, u.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"os/exec"
 	"slices"
 	"strings"
@@ -210,7 +211,7 @@ func (k *mountOptions) revert(ctx context.Context, env Env, m sysinfo.Mount, bef
 		return nil // unmounted since: nothing of the step is left on it
 	}
 	if err != nil {
-		return fmt.Errorf("mount options of %s may still be changed: %v (check them with: findmnt %s)", m.Point, err, shellQuote(m.Point))
+		return fmt.Errorf("mount options of %s may still be changed: %v (check them with: findmnt %s)", m.Point, err, shell.Quote(m.Point))
 	}
 	if stateOf(now).equal(before) {
 		return nil
@@ -219,7 +220,7 @@ func (k *mountOptions) revert(ctx context.Context, env Env, m sysinfo.Mount, bef
 	cmd := shown(mount(restore, m.Point))
 	hand := "put them back by hand: " + cmd
 	if len(unknown) > 0 {
-		hand = fmt.Sprintf("%s has no known default: unmount and mount %s again", strings.Join(unknown, ","), shellQuote(m.Point))
+		hand = fmt.Sprintf("%s has no known default: unmount and mount %s again", strings.Join(unknown, ","), shell.Quote(m.Point))
 	}
 	ctx, cancel := detached(ctx, time.Minute)
 	defer cancel()

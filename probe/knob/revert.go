@@ -2,6 +2,7 @@ package knob
 
 import (
 	"context"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"sync"
 	"time"
 
@@ -70,4 +71,4 @@ func run(ctx context.Context, env Env, c proc.Cmd) (string, error) {
 }
 
 // shown is c as an operator would type it, for a Change and for messages.
-func shown(c proc.Cmd) string { return command(append([]string{c.Path}, c.Args...)...) }
+func shown(c proc.Cmd) string { return shell.Join(append([]string{c.Path}, c.Args...)...) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,5 +147,5 @@ func schedulerQueue(dir string, m sysinfo.Mount) (disk, queue string, err error)
 
 // echoTo is the shell command that writes value to file.
 func echoTo(value, file string) string {
-	return "echo " + shellQuote(value) + " > " + shellQuote(file)
+	return "echo " + shell.Quote(value) + " > " + shell.Quote(file)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"os"
 	"os/exec"
 	"time"
@@ -87,7 +88,7 @@ func (k *shellKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 		ctx, cancel := detached(ctx, k.timeout)
 		defer cancel()
 		if _, err := sh(ctx, k.revert); err != nil {
-			return fmt.Errorf("shell revert failed, so the step's change may still be in place: %v (run it by hand: %s)", err, command(k.shell, "-c", k.revert))
+			return fmt.Errorf("shell revert failed, so the step's change may still be in place: %v (run it by hand: %s)", err, shell.Join(k.shell, "-c", k.revert))
 		}
 		return nil
 	})

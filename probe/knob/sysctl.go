@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,8 +139,8 @@ func (k *sysctl) plan(env Env) (Change, sysctlState, error) {
 	}
 	c := Change{Knob: "sysctl", Settings: k.settings, Before: before.String(), After: k.value}
 	restore := k.restoreKey(before)
-	c.Do = []string{command("sysctl", "-w", sysctlName(k.key)+"="+k.value)}
-	c.Undo = []string{command("sysctl", "-w", sysctlName(restore.key)+"="+restore.value)}
+	c.Do = []string{shell.Join("sysctl", "-w", sysctlName(k.key)+"="+k.value)}
+	c.Undo = []string{shell.Join("sysctl", "-w", sysctlName(restore.key)+"="+restore.value)}
 	switch {
 	case st.Mode().Perm()&0o222 == 0:
 		return c, before, &Unavailable{Knob: "sysctl", Reason: fmt.Sprintf("%s is read-only", k.name)}

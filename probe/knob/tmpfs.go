@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -123,26 +124,26 @@ func (p tmpfsPlan) describe(dir string) Change {
 		return Change{
 			Knob: "tmpfs",
 			Do: []string{
-				command("mkdir", "-m", mode, dir) + " (not root: no tmpfs of its own can be mounted, so the shared " + shmDir + " tmpfs is used, bounded only by its own size)",
-				command("mkdir", "-m", mode, data),
-				"run the workload with --dir " + shellQuote(data),
+				shell.Join("mkdir", "-m", mode, dir) + " (not root: no tmpfs of its own can be mounted, so the shared " + shmDir + " tmpfs is used, bounded only by its own size)",
+				shell.Join("mkdir", "-m", mode, data),
+				"run the workload with --dir " + shell.Quote(data),
 			},
-			Undo: []string{command("rm", "-rf", dir)},
+			Undo: []string{shell.Join("rm", "-rf", dir)},
 		}
 	}
-	do := []string{command("mkdir", "-p", "-m", mode, p.base)}
+	do := []string{shell.Join("mkdir", "-p", "-m", mode, p.base)}
 	if p.mode != 0o700 {
-		do = append(do, command("chmod", "go+x", p.base)+" (the postgres user must reach the data dir; nothing in it becomes readable)")
+		do = append(do, shell.Join("chmod", "go+x", p.base)+" (the postgres user must reach the data dir; nothing in it becomes readable)")
 	}
 	return Change{
 		Knob: "tmpfs",
 		Do: append(do,
-			command("mkdir", "-m", mode, dir),
-			command("mount", "-t", "tmpfs", "-o", tmpfsOptions(p.size, p.mode)+",nosuid,nodev", "tmpfs", dir),
-			command("mkdir", "-m", mode, data),
-			"run the workload with --dir "+shellQuote(data),
+			shell.Join("mkdir", "-m", mode, dir),
+			shell.Join("mount", "-t", "tmpfs", "-o", tmpfsOptions(p.size, p.mode)+",nosuid,nodev", "tmpfs", dir),
+			shell.Join("mkdir", "-m", mode, data),
+			"run the workload with --dir "+shell.Quote(data),
 		),
-		Undo: []string{command("umount", dir), command("rmdir", dir)},
+		Undo: []string{shell.Join("umount", dir), shell.Join("rmdir", dir)},
 	}
 }
 
@@ -227,20 +228,20 @@ func (r *tmpfsRevert) revert(ctx context.Context) error {
 		if err := unmount(ctx, r.dir); err != nil {
 			hint := ""
 			if errors.Is(err, syscall.EBUSY) {
-				hint = "fuser -vm " + shellQuote(r.dir) + " shows who holds it; "
+				hint = "fuser -vm " + shell.Quote(r.dir) + " shows who holds it; "
 			}
-			return fmt.Errorf("tmpfs still mounted on %s: %v (%sunmount it by hand: umount %s)", r.dir, err, hint, shellQuote(r.dir))
+			return fmt.Errorf("tmpfs still mounted on %s: %v (%sunmount it by hand: umount %s)", r.dir, err, hint, shell.Quote(r.dir))
 		}
 		r.mounted = false
 		// The mount point is empty once the tmpfs is gone: rmdir, not rm -rf,
 		// so a failed unmount can never delete data.
 		if err := os.Remove(r.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("tmpfs mount point %s left behind: %v (remove it by hand: rmdir %s)", r.dir, pathx.Bare(err), shellQuote(r.dir))
+			return fmt.Errorf("tmpfs mount point %s left behind: %v (remove it by hand: rmdir %s)", r.dir, pathx.Bare(err), shell.Quote(r.dir))
 		}
 		return nil
 	}
 	if err := os.RemoveAll(r.dir); err != nil {
-		return fmt.Errorf("tmpfs directory %s left behind: %v (remove it by hand: rm -rf %s)", r.dir, pathx.Bare(err), shellQuote(r.dir))
+		return fmt.Errorf("tmpfs directory %s left behind: %v (remove it by hand: rm -rf %s)", r.dir, pathx.Bare(err), shell.Quote(r.dir))
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/internal/series"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
@@ -273,12 +275,7 @@ func findKnob(s *Step, name string, set map[string]string) *Knob {
 }
 
 func knobText(name string, set map[string]string) string {
-	parts := make([]string, 0, len(set))
-	for k, v := range set {
-		parts = append(parts, k+"="+v)
-	}
-	sort.Strings(parts)
-	return strings.TrimSpace(name + " " + strings.Join(parts, " "))
+	return knob.Use{Knob: name, With: set}.String()
 }
 
 func nonNil(s []string) []string {
@@ -328,23 +325,14 @@ func (r *Report) commands() []string {
 	if name == "" {
 		return []string{}
 	}
-	c := "perfbisect run --no-tui --playbook " + shellQuote(name)
+	c := "perfbisect run --no-tui --playbook " + shell.Quote(name)
 	if r.Session.Workload.Dir != "" {
-		c += " --dir " + shellQuote(r.Session.Workload.Dir)
+		c += " --dir " + shell.Quote(r.Session.Workload.Dir)
 	}
 	if r.Reference.File != "" {
-		c += " --reference " + shellQuote(r.Reference.File)
+		c += " --reference " + shell.Quote(r.Reference.File)
 	}
 	return []string{c}
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=+,@%", c))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // conclusionText is the conclusion paragraph, or what stands for it.
