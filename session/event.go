@@ -1,6 +1,8 @@
 // Package session owns the investigation: the walk through a playbook's
-// steps, the verdict and decision of each, and the event stream that the
-// log, the live view, the replay and the report all read.
+// steps (Runner), the verdict and decision of each, the event stream, the
+// session log it is written to, and the one fold of that stream (Walk)
+// that the live view, the replay, the headless printer and the report all
+// read.
 package session
 
 import (

@@ -1,7 +1,7 @@
 // Package tui is perfbisect's face: the investigation screen, live and in
-// replay. It draws what the session says (events) and sends what the
-// operator decides (run, skip, extend, note, quit); it owns no logic of
-// the walk. Update does no I/O and never blocks: the runner works in the
+// replay, and its plain form for a walk without a screen (Printer, Prompt).
+// It draws what the session says (events) and sends what the operator
+// decides (run, skip, extend, note, quit); it owns no logic of the walk. Update does no I/O and never blocks: the runner works in the
 // background and its events come back as messages.
 package tui
 
