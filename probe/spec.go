@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -128,24 +129,10 @@ const (
 
 var syncModes = []SyncMode{SyncFdatasync, SyncFsync, SyncDsync, SyncDirect, SyncNone}
 
-func (m SyncMode) valid() error {
-	for _, v := range syncModes {
-		if m == v {
-			return nil
-		}
-	}
-	return fmt.Errorf("--sync %q: want one of %s", string(m), join(syncModes))
-}
-
-func (m *SyncMode) Set(v string) error {
-	if SyncMode(v).valid() != nil {
-		return fmt.Errorf("want one of %s", join(syncModes))
-	}
-	*m = SyncMode(v)
-	return nil
-}
-func (m SyncMode) String() string { return string(m) }
-func (m *SyncMode) Type() string  { return "mode" }
+func (m SyncMode) valid() error        { return checkOneOf("--sync", m, syncModes) }
+func (m *SyncMode) Set(v string) error { return setOneOf(m, v, syncModes) }
+func (m SyncMode) String() string      { return string(m) }
+func (m *SyncMode) Type() string       { return "mode" }
 
 // Prealloc is how the data files get their blocks before the clock starts.
 type Prealloc string
@@ -166,24 +153,10 @@ const (
 
 var preallocs = []Prealloc{PreallocFallocate, PreallocWrite, PreallocNone}
 
-func (p Prealloc) valid() error {
-	for _, v := range preallocs {
-		if p == v {
-			return nil
-		}
-	}
-	return fmt.Errorf("--prealloc %q: want one of %s", string(p), join(preallocs))
-}
-
-func (p *Prealloc) Set(v string) error {
-	if Prealloc(v).valid() != nil {
-		return fmt.Errorf("want one of %s", join(preallocs))
-	}
-	*p = Prealloc(v)
-	return nil
-}
-func (p Prealloc) String() string { return string(p) }
-func (p *Prealloc) Type() string  { return "mode" }
+func (p Prealloc) valid() error        { return checkOneOf("--prealloc", p, preallocs) }
+func (p *Prealloc) Set(v string) error { return setOneOf(p, v, preallocs) }
+func (p Prealloc) String() string      { return string(p) }
+func (p *Prealloc) Type() string       { return "mode" }
 
 // Duration is a time.Duration written as "10s" in JSON and YAML.
 type Duration time.Duration
@@ -201,6 +174,24 @@ func (d *Duration) UnmarshalText(b []byte) error {
 		return fmt.Errorf("duration %q: want a number with a unit, like 30s or 2m", string(b))
 	}
 	*d = Duration(v)
+	return nil
+}
+
+// checkOneOf checks v, given as flag, against the values it may take.
+func checkOneOf[T ~string](flag string, v T, vs []T) error {
+	if slices.Contains(vs, v) {
+		return nil
+	}
+	return fmt.Errorf("%s %q: want one of %s", flag, string(v), join(vs))
+}
+
+// setOneOf is the Set of a flag that takes one of vs. pflag's message
+// names the flag and the value, so the error need only say what is allowed.
+func setOneOf[T ~string](p *T, v string, vs []T) error {
+	if !slices.Contains(vs, T(v)) {
+		return fmt.Errorf("want one of %s", join(vs))
+	}
+	*p = T(v)
 	return nil
 }
 

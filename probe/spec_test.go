@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func TestDefaultSpecIsValid(t *testing.T) {
@@ -186,59 +188,46 @@ func TestSpecValidateRejects(t *testing.T) {
 // Set is called by pflag, whose message names the flag and the value
 // (`invalid argument "bogus" for "--sync" flag: ...`), so Set need only say
 // what is allowed.
-func TestSyncModeSet(t *testing.T) {
-	for _, v := range []string{"fdatasync", "fsync", "dsync", "direct", "none"} {
-		var m SyncMode
-		if err := m.Set(v); err != nil {
-			t.Errorf("Set(%q): %v", v, err)
-		}
-		if m.String() != v {
-			t.Errorf("after Set(%q), String() = %q", v, m.String())
-		}
+func TestModeFlagSet(t *testing.T) {
+	sync, prealloc := SyncFsync, PreallocNone
+	uu := map[string]struct {
+		flag      pflag.Value
+		good, bad []string
+		allowed   string // what the error names
+	}{
+		"sync": {&sync, []string{"fdatasync", "fsync", "dsync", "direct", "none"},
+			[]string{"", "bogus", "sync", "fdatasync ", "o_direct"}, "fdatasync, fsync, dsync, direct, none"},
+		"prealloc": {&prealloc, []string{"fallocate", "write", "none"},
+			[]string{"", "bogus", "posix_fallocate", "zero", "Write"}, "fallocate, write, none"},
 	}
-	for _, v := range []string{"", "bogus", "sync", "fdatasync ", "o_direct"} {
-		m := SyncFsync
-		err := m.Set(v)
-		if err == nil {
-			t.Errorf("Set(%q) = nil, want an error", v)
-			continue
-		}
-		if !strings.Contains(err.Error(), "fdatasync, fsync, dsync, direct, none") {
-			t.Errorf("Set(%q) error %q does not name the allowed modes", v, err)
-		}
-		if m != SyncFsync {
-			t.Errorf("a failed Set(%q) changed the mode to %q", v, m)
-		}
-	}
-	var m SyncMode
-	if m.Type() != "mode" {
-		t.Errorf("Type() = %q, want mode", m.Type())
-	}
-}
-
-func TestPreallocSet(t *testing.T) {
-	for _, v := range []string{"fallocate", "write", "none"} {
-		var p Prealloc
-		if err := p.Set(v); err != nil {
-			t.Errorf("Set(%q): %v", v, err)
-		}
-		if p.String() != v {
-			t.Errorf("after Set(%q), String() = %q", v, p.String())
-		}
-	}
-	for _, v := range []string{"", "bogus", "posix_fallocate", "zero", "Write"} {
-		p := PreallocNone
-		err := p.Set(v)
-		if err == nil {
-			t.Errorf("Set(%q) = nil, want an error", v)
-			continue
-		}
-		if !strings.Contains(err.Error(), "fallocate, write, none") {
-			t.Errorf("Set(%q) error %q does not name the allowed values", v, err)
-		}
-		if p != PreallocNone {
-			t.Errorf("a failed Set(%q) changed the value to %q", v, p)
-		}
+	for name, u := range uu {
+		t.Run(name, func(t *testing.T) {
+			for _, v := range u.good {
+				if err := u.flag.Set(v); err != nil {
+					t.Errorf("Set(%q): %v", v, err)
+				}
+				if u.flag.String() != v {
+					t.Errorf("after Set(%q), String() = %q", v, u.flag.String())
+				}
+			}
+			for _, v := range u.bad {
+				before := u.flag.String()
+				err := u.flag.Set(v)
+				if err == nil {
+					t.Errorf("Set(%q) = nil, want an error", v)
+					continue
+				}
+				if !strings.Contains(err.Error(), u.allowed) {
+					t.Errorf("Set(%q) error %q does not name the allowed values", v, err)
+				}
+				if u.flag.String() != before {
+					t.Errorf("a failed Set(%q) changed the value from %q to %q", v, before, u.flag.String())
+				}
+			}
+			if u.flag.Type() != "mode" {
+				t.Errorf("Type() = %q, want mode", u.flag.Type())
+			}
+		})
 	}
 }
 

@@ -136,25 +136,9 @@ func TestMsText(t *testing.T) {
 		"hundreds":            {712.4, "712"},
 		"thousands":           {1234, "1234"},
 		"ten minutes":         {600000, "600000"},
-	}
-	for name, u := range uu {
-		t.Run(name, func(t *testing.T) {
-			if got := MsText(u.in); got != u.want {
-				t.Errorf("MsText(%v) = %q, want %q", u.in, got, u.want)
-			}
-		})
-	}
-}
-
-// MsText promises three significant digits, but a value just under a decade
-// boundary is formatted with the precision of the decade below, and the
-// rounding carries it into the next: 9.999 shows as "10.00" (four digits),
-// not "10.0".
-func TestMsTextRoundingBoundaries(t *testing.T) {
-	uu := map[string]struct {
-		in   float64
-		want string
-	}{
+		// Just under a decade boundary, the precision of the decade below
+		// rounds into the next: 9.999 to two decimals is "10.00", four
+		// digits where MsText promises three.
 		"just under 1":   {0.9996, "1.00"},
 		"just under 10":  {9.999, "10.0"},
 		"just under 100": {99.96, "100"},

@@ -118,11 +118,7 @@ func (t *Tail) first() int {
 }
 
 // Last returns the last lines kept, the unfinished one last, at most Keep.
-func (t *Tail) Last() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.last()
-}
+func (t *Tail) Last() []string { return t.locked(t.last) }
 
 func (t *Tail) last() []string {
 	var out []string
@@ -137,11 +133,7 @@ func (t *Tail) last() []string {
 
 // Earlier returns the lines that looked like errors before those Last
 // returns.
-func (t *Tail) Earlier() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.earlier()
-}
+func (t *Tail) Earlier() []string { return t.locked(t.earlier) }
 
 func (t *Tail) earlier() []string {
 	var out []string
@@ -151,6 +143,14 @@ func (t *Tail) earlier() []string {
 		}
 	}
 	return out
+}
+
+// locked is what f reads with t held. last and earlier take no lock of
+// their own, so that Said reads both under one.
+func (t *Tail) locked(f func() []string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return f()
 }
 
 // String is Last, a line each.

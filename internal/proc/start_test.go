@@ -35,12 +35,7 @@ func TestStopSequence(t *testing.T) {
 	c := sh(`trap '' INT; trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.05; done`)
 	c.Stop = []Step{{Signal: syscall.SIGINT, Wait: 300 * time.Millisecond}, {Signal: syscall.SIGTERM, Wait: 5 * time.Second}}
 	c.Quote = Interleaved
-	p := startReady(t, c)
-	begin := time.Now()
-	if err := p.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(begin)
+	p, took := stopWhenReady(t, c)
 	if took < 300*time.Millisecond || took > 3*time.Second {
 		t.Errorf("stopped in %v, want just over the 300ms SIGINT was given", took)
 	}
@@ -56,12 +51,8 @@ func TestStopSequenceEndsInSIGKILL(t *testing.T) {
 	c := sh(`trap '' INT TERM; echo ready; while :; do sleep 0.05; done`)
 	c.Stop = []Step{{Signal: syscall.SIGINT, Wait: 100 * time.Millisecond}, {Signal: syscall.SIGTERM, Wait: 100 * time.Millisecond}}
 	c.Quote = StderrOnly
-	p := startReady(t, c)
-	begin := time.Now()
-	if err := p.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(begin); took < 200*time.Millisecond || took > 3*time.Second {
+	p, took := stopWhenReady(t, c)
+	if took < 200*time.Millisecond || took > 3*time.Second {
 		t.Errorf("killed after %v, want just over the 200ms of its sequence", took)
 	}
 	if ee := exitOf(t, p.Wait()); ee.How != "killed by SIGKILL" || len(ee.Said) != 2 {
@@ -73,8 +64,9 @@ func TestStopSequenceEndsInSIGKILL(t *testing.T) {
 	}
 }
 
-// startReady starts c, whose script prints "ready" once its traps are set.
-func startReady(t *testing.T, c Cmd) Process {
+// stopWhenReady starts c, whose script prints "ready" once its traps are
+// set, and stops it then; it returns the process and how long Stop took.
+func stopWhenReady(t *testing.T, c Cmd) (Process, time.Duration) {
 	t.Helper()
 	ready := make(chan struct{}, 1)
 	next := c.Line
@@ -95,7 +87,11 @@ func startReady(t *testing.T, c Cmd) Process {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the script did not start")
 	}
-	return p
+	begin := time.Now()
+	if err := p.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return p, time.Since(begin)
 }
 
 // A server's shutdown signal goes to it alone: its children are its to stop.
@@ -106,10 +102,7 @@ echo ready; wait`)
 	c.Stop = []Step{{Signal: syscall.SIGTERM, Leader: true, Wait: 5 * time.Second}}
 	var said []string
 	c.Line = func(l Line) { said = append(said, l.Text) }
-	p := startReady(t, c)
-	if err := p.Stop(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := stopWhenReady(t, c)
 	if err := p.Wait(); err != nil {
 		t.Fatalf("a clean shutdown: %v", err)
 	}

@@ -25,10 +25,7 @@ func commandSpec(dir string, d time.Duration) probe.Spec {
 func TestCommand(t *testing.T) {
 	need(t, "/bin/sh")
 	dir := testDir(t)
-	w, err := New(commandSpec(dir, 3*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, commandSpec(dir, 3*time.Second))
 	ss, sum := collect(t, context.Background(), w, 15*time.Second)
 	checkSamples(t, ss)
 	// The loop prints at 0, 1 and 2 s, then the duration is over.
@@ -50,10 +47,7 @@ func TestCommand(t *testing.T) {
 func TestCommandCancel(t *testing.T) {
 	need(t, "/bin/sh")
 	dir := testDir(t)
-	w, err := New(commandSpec(dir, 30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, commandSpec(dir, 30*time.Second))
 	ss, sum, closedIn := cancelAfter(t, w, 2500*time.Millisecond)
 	if closedIn > 3*time.Second {
 		t.Errorf("the channel closed %v after the cancel", closedIn)
@@ -71,10 +65,7 @@ func TestCommandStubborn(t *testing.T) {
 	dir := testDir(t)
 	s := commandSpec(dir, 30*time.Second)
 	s.Command = `trap '' INT TERM; ` + tpsLoop
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	ss, sum, closedIn := cancelAfter(t, w, 1500*time.Millisecond)
 	if closedIn < killSlack-time.Second || closedIn > killSlack+2*time.Second {
 		t.Errorf("the channel closed %v after the cancel, want about %v (SIGKILL)", closedIn, killSlack)
@@ -90,10 +81,7 @@ func TestCommandFails(t *testing.T) {
 	dir := testDir(t)
 	s := commandSpec(dir, 5*time.Second)
 	s.Command = `echo "my-bench: cannot open /nonexistent/db: No such file or directory" >&2; exit 1`
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	ss, sum := collect(t, context.Background(), w, 10*time.Second)
 	if len(ss) != 0 || sum.Ended != probe.EndFailed {
 		t.Fatalf("%d samples, summary %+v: want failed", len(ss), sum)
@@ -109,10 +97,7 @@ func TestCommandNeverMatches(t *testing.T) {
 	need(t, "/bin/sh")
 	s := commandSpec(testDir(t), 5*time.Second)
 	s.Command = `echo "throughput 100"`
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	_, sum := collect(t, context.Background(), w, 10*time.Second)
 	if sum.Ended != probe.EndFailed || !strings.Contains(sum.Error, "no per-second report") || !strings.Contains(sum.Error, "throughput 100") {
 		t.Errorf("summary %+v: want failed, quoting its output", sum)
@@ -124,10 +109,7 @@ func TestCommandPipelineIsLive(t *testing.T) {
 	need(t, "/bin/sh", "stdbuf", "grep")
 	s := commandSpec(testDir(t), 10*time.Second)
 	s.Command = `for i in 1 2 3; do echo "tps=$i"; sleep 1; done | grep tps`
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	ch, err := w.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -151,10 +133,7 @@ func TestCommandDir(t *testing.T) {
 	made := filepath.Join(parent, "new")
 	s := commandSpec(made, 2*time.Second)
 	s.Command = `touch "$PERFBISECT_DIR/x"; echo tps=1`
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	if _, sum := collect(t, context.Background(), w, 10*time.Second); sum.Ended != probe.EndCompleted {
 		t.Fatalf("summary %+v", sum)
 	}

@@ -19,6 +19,9 @@ type database struct {
 	base   baseDir
 	server *db.Server // nil for an existing server
 	conn   db.Conn
+	// created: the tool created its tables on an existing server, so close
+	// drops them. A managed server is thrown away whole instead.
+	created bool
 }
 
 // open starts the managed server, or says how to reach the existing one.
@@ -48,9 +51,14 @@ func (d *database) open(ctx context.Context) error {
 	return nil
 }
 
-// close stops the managed server, which removes its data dir.
-func (d *database) close(ctx context.Context) error {
+// close drops, with drop, the tables the tool created on an existing
+// server, and stops a managed server, which removes its data dir.
+func (d *database) close(ctx context.Context, drop func() error) error {
 	var errs []error
+	if d.created && d.server == nil {
+		errs = append(errs, drop())
+		d.created = false
+	}
 	if d.server != nil {
 		if err := d.server.Stop(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop the managed %s: %v", d.sp.Server, err))

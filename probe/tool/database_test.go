@@ -33,6 +33,18 @@ func needPostgres(t *testing.T) {
 	}
 }
 
+// startServer starts a managed server of kind in dir, for a workload to
+// find as an existing one; it is stopped when the test ends.
+func startServer(t *testing.T, kind, dir string) *db.Server {
+	t.Helper()
+	srv, err := db.Start(context.Background(), db.Options{Kind: kind, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop(context.Background()) })
+	return srv
+}
+
 func sysbenchSpec(dir string, d time.Duration) probe.Spec {
 	s := spec(probe.WorkloadSysbench, d)
 	s.Dir, s.Tables, s.TableSize = dir, 1, 1000
@@ -42,10 +54,7 @@ func sysbenchSpec(dir string, d time.Duration) probe.Spec {
 func TestSysbenchManaged(t *testing.T) {
 	needMariaDB(t)
 	dir := testDir(t)
-	w, err := New(sysbenchSpec(dir, 4*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, sysbenchSpec(dir, 4*time.Second))
 	ss, sum := collect(t, context.Background(), w, 60*time.Second)
 	checkSamples(t, ss)
 	if len(ss) < 3 {
@@ -61,10 +70,7 @@ func TestSysbenchManaged(t *testing.T) {
 	if sum.Ended != probe.EndCompleted || sum.Error != "" || sum.Real != want || sum.P95Ms <= 0 {
 		t.Errorf("summary %+v, Real %v: want completed, Real %v", sum, sum.Real, want)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("the server's data dir is still in %s: %v", dir, left)
-	}
-	noProcessesLeft(t, dir)
+	nothingLeft(t, dir, "the server's data dir")
 }
 
 // On an existing server, sysbench gets its password without a command
@@ -73,11 +79,7 @@ func TestSysbenchExisting(t *testing.T) {
 	needMariaDB(t)
 	dir := testDir(t)
 	ctx := context.Background()
-	srv, err := db.Start(ctx, db.Options{Kind: db.MariaDB, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop(ctx)
+	srv := startServer(t, db.MariaDB, dir)
 	const pw = `s3cr"t pw#`
 	if _, err := srv.Query(ctx, `CREATE USER 'bench'@'localhost' IDENTIFIED BY 's3cr"t pw#'; GRANT ALL ON sbtest.* TO 'bench'@'localhost'`); err != nil {
 		t.Fatal(err)
@@ -88,10 +90,7 @@ func TestSysbenchExisting(t *testing.T) {
 	// fail one thread after the other created its table.
 	s.Tables, s.Threads = 2, 2
 	s.DB, s.DBSocket, s.DBUser, s.DBName, s.DBPasswordEnv = probe.DBExisting, srv.Conn.Socket, "bench", "sbtest", "PERFBISECT_TEST_PW"
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	seen := make(chan []int, 1)
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
@@ -124,10 +123,7 @@ func TestSysbenchExisting(t *testing.T) {
 func TestSysbenchCancel(t *testing.T) {
 	needMariaDB(t)
 	dir := testDir(t)
-	w, err := New(sysbenchSpec(dir, 30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, sysbenchSpec(dir, 30*time.Second))
 	ss, sum, closedIn := cancelAfter(t, w, 3500*time.Millisecond)
 	// The channel closes after the managed server's shutdown.
 	if closedIn > 10*time.Second {
@@ -137,10 +133,7 @@ func TestSysbenchCancel(t *testing.T) {
 	if len(ss) < 2 || sum.Ended != probe.EndInterrupted || sum.Real != probe.FieldOps|probe.FieldErrors {
 		t.Errorf("%d samples, summary %+v, Real %v", len(ss), sum, sum.Real)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("the server's data dir is still in %s: %v", dir, left)
-	}
-	noProcessesLeft(t, dir)
+	nothingLeft(t, dir, "the server's data dir")
 }
 
 // cmdlinesWith lists the processes with s in their command line.
@@ -160,10 +153,7 @@ func TestPgbenchManaged(t *testing.T) {
 	dir := testDir(t)
 	s := spec(probe.WorkloadPgbench, 4*time.Second)
 	s.Dir, s.Scale = dir, 1
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	ss, sum := collect(t, context.Background(), w, 60*time.Second)
 	checkSamples(t, ss)
 	if len(ss) < 3 {
@@ -180,28 +170,18 @@ func TestPgbenchManaged(t *testing.T) {
 	if sum.Real.Has(probe.FieldP95) {
 		t.Errorf("summary Real %v: pgbench gives no percentiles", sum.Real)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("the server's data dir is still in %s: %v", dir, left)
-	}
-	noProcessesLeft(t, dir)
+	nothingLeft(t, dir, "the server's data dir")
 }
 
 func TestPgbenchExisting(t *testing.T) {
 	needPostgres(t)
 	dir := testDir(t)
 	ctx := context.Background()
-	srv, err := db.Start(ctx, db.Options{Kind: db.PostgreSQL, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop(ctx)
+	srv := startServer(t, db.PostgreSQL, dir)
 	s := spec(probe.WorkloadPgbench, 2*time.Second)
 	s.Scale, s.DB = 1, probe.DBExisting
 	s.DBSocket, s.DBPort, s.DBUser, s.DBName = srv.Conn.Socket, srv.Conn.Port, srv.Conn.User, srv.Conn.Database
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, s)
 	ss, sum := collect(t, ctx, w, 30*time.Second)
 	if len(ss) < 1 || sum.Ended != probe.EndCompleted {
 		t.Fatalf("%d samples, summary %+v", len(ss), sum)

@@ -10,16 +10,17 @@ import (
 	"github.com/perfbisect/perfbisect/probe"
 )
 
+// fioSpec is a fio job given by its arguments, run in dir.
+func fioSpec(dir string, d time.Duration, args string) probe.Spec {
+	s := spec(probe.WorkloadFio, d)
+	s.Dir, s.Args = dir, args
+	return s
+}
+
 func TestFio(t *testing.T) {
 	need(t, "fio")
 	dir := testDir(t)
-	s := spec(probe.WorkloadFio, 4*time.Second)
-	s.Dir = dir
-	s.Args = "--name=probe --rw=write --bs=4k --size=8m --ioengine=sync --fdatasync=1"
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, fioSpec(dir, 4*time.Second, "--name=probe --rw=write --bs=4k --size=8m --ioengine=sync --fdatasync=1"))
 	ss, sum := collect(t, context.Background(), w, 20*time.Second)
 	checkSamples(t, ss)
 	if len(ss) < 3 {
@@ -43,22 +44,13 @@ func TestFio(t *testing.T) {
 	if sum.Workload.Dir != dir {
 		t.Errorf("summary's Dir %q, want %q", sum.Workload.Dir, dir)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("fio's files left in %s: %v", dir, left)
-	}
-	noProcessesLeft(t, dir)
+	nothingLeft(t, dir, "fio's files")
 }
 
 func TestFioCancel(t *testing.T) {
 	need(t, "fio")
 	dir := testDir(t)
-	s := spec(probe.WorkloadFio, 30*time.Second)
-	s.Dir = dir
-	s.Args = "--name=probe --rw=write --bs=4k --size=8m --fdatasync=1"
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, fioSpec(dir, 30*time.Second, "--name=probe --rw=write --bs=4k --size=8m --fdatasync=1"))
 	ss, sum, closedIn := cancelAfter(t, w, 2500*time.Millisecond)
 	if closedIn > 3*time.Second {
 		t.Errorf("the channel closed %v after the cancel", closedIn)
@@ -70,10 +62,7 @@ func TestFioCancel(t *testing.T) {
 	if !sum.Real.Has(probe.FieldP99) {
 		t.Errorf("summary Real %v: want fio's final report's latencies", sum.Real)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("fio's files left in %s: %v", dir, left)
-	}
-	noProcessesLeft(t, dir)
+	nothingLeft(t, dir, "fio's files")
 }
 
 // cancelAfter runs w and cancels it after d; it returns the samples, the
@@ -108,13 +97,7 @@ func cancelAfter(t *testing.T, w probe.Workload, d time.Duration) ([]probe.Sampl
 func TestFioBadOption(t *testing.T) {
 	need(t, "fio")
 	dir := testDir(t)
-	s := spec(probe.WorkloadFio, 3*time.Second)
-	s.Dir = dir
-	s.Args = "--name=probe --rw=sideways --size=1m"
-	w, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorkload(t, fioSpec(dir, 3*time.Second, "--name=probe --rw=sideways --size=1m"))
 	ch, err := w.Run(context.Background())
 	if err == nil {
 		for range ch {
@@ -126,9 +109,7 @@ func TestFioBadOption(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("left in %s after a failed prepare: %v", dir, left)
-	}
+	nothingLeft(t, dir, "what the failed prepare made")
 }
 
 func TestFioOptionsItSetsItself(t *testing.T) {

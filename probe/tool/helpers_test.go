@@ -105,6 +105,16 @@ func processesMentioning(s string) []int {
 	return pids
 }
 
+// nothingLeft checks that a run left nothing behind in dir: neither what
+// (its files, named for the message) nor a process started there.
+func nothingLeft(t *testing.T, dir, what string) {
+	t.Helper()
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%s still in %s: %v", what, dir, left)
+	}
+	noProcessesLeft(t, dir)
+}
+
 func noProcessesLeft(t *testing.T, marker string) {
 	t.Helper()
 	// SIGKILLed processes may take a moment to be gone from /proc.
@@ -121,4 +131,14 @@ func spec(workload string, d time.Duration) probe.Spec {
 	s := probe.DefaultFor(workload)
 	s.Duration = probe.Duration(d)
 	return s
+}
+
+// newWorkload is New(s), failing the test when s is refused.
+func newWorkload(t *testing.T, s probe.Spec) probe.Workload {
+	t.Helper()
+	w, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,8 +28,7 @@ import (
 // after it (pgbench -i -I d).
 type pgbenchJob struct {
 	database
-	bin     string
-	created bool // the tables were created by this run, on an existing server
+	bin string
 }
 
 // pgbenchTables are the tables pgbench -i creates.
@@ -136,13 +134,10 @@ func (j *pgbenchJob) run() (run, error) {
 }
 
 func (j *pgbenchJob) cleanup(ctx context.Context) error {
-	var errs []error
-	if j.created && j.server == nil {
+	return j.close(ctx, func() error {
 		if err := j.runSync(ctx, "pgbench -i -I d", j.invocation(j.bin, "-i", "-I", "d"), nil); err != nil {
-			errs = append(errs, fmt.Errorf("drop the pgbench_* tables created in %s: %v", j.conn.Database, err))
+			return fmt.Errorf("drop the pgbench_* tables created in %s: %v", j.conn.Database, err)
 		}
-		j.created = false
-	}
-	errs = append(errs, j.close(ctx))
-	return errors.Join(errs...)
+		return nil
+	})
 }

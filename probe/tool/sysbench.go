@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -22,9 +21,6 @@ import (
 type sysbenchJob struct {
 	database
 	bin string
-	// created: prepare created tables on an existing server, so cleanup
-	// drops them. A managed server is thrown away whole instead.
-	created bool
 }
 
 func newSysbench(spec probe.Spec, run programs) (*sysbenchJob, error) {
@@ -213,17 +209,14 @@ func (j *sysbenchJob) run() (run, error) {
 }
 
 func (j *sysbenchJob) cleanup(ctx context.Context) error {
-	var errs []error
-	if j.created && j.server == nil {
+	return j.close(ctx, func() error {
 		inv, err := j.invocation(j.sp.Test, nil, "cleanup")
 		if err == nil {
 			err = j.runSync(ctx, "sysbench cleanup", inv, nil)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("drop the tables sysbench created in %s: %v", j.dbName(), err))
+			return fmt.Errorf("drop the tables sysbench created in %s: %v", j.dbName(), err)
 		}
-		j.created = false
-	}
-	errs = append(errs, j.close(ctx))
-	return errors.Join(errs...)
+		return nil
+	})
 }

@@ -19,6 +19,7 @@ func TestSplitWords(t *testing.T) {
 		"blanks":             {in: "  --rw=write\t--bs=4k \n", want: []string{"--rw=write", "--bs=4k"}},
 		"single quotes":      {in: `--name='my job' --x='a"b\c'`, want: []string{"--name=my job", `--x=a"b\c`}},
 		"double quotes":      {in: `--name="my \"job\" \$HOME \n"`, want: []string{`--name=my "job" $HOME \n`}},
+		"quoted newline":     {in: "\"a\\\nb\" 'c\\\nd'", want: []string{"ab", "c\\\nd"}},
 		"backslash":          {in: `a\ b c\\d`, want: []string{"a b", `c\d`}},
 		"empty quotes":       {in: `'' ""`, want: []string{"", ""}},
 		"nothing":            {in: "", want: nil},

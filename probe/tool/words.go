@@ -34,37 +34,10 @@ func splitWords(s string) ([]string, error) {
 			if rs[i] != '\n' {
 				cur.WriteRune(rs[i])
 			}
-		case c == '\'':
+		case c == '\'' || c == '"':
 			inWord = true
-			closed := false
-			for i++; i < len(rs); i++ {
-				if rs[i] == '\'' {
-					closed = true
-					break
-				}
-				cur.WriteRune(rs[i])
-			}
-			if !closed {
-				return nil, fmt.Errorf("a ' that is not closed")
-			}
-		case c == '"':
-			inWord = true
-			closed := false
-			for i++; i < len(rs); i++ {
-				if rs[i] == '"' {
-					closed = true
-					break
-				}
-				if rs[i] == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[i+1]) {
-					i++
-					if rs[i] == '\n' {
-						continue
-					}
-				}
-				cur.WriteRune(rs[i])
-			}
-			if !closed {
-				return nil, fmt.Errorf(`a " that is not closed`)
+			if i = quoted(rs, i, &cur); i < 0 {
+				return nil, fmt.Errorf("a %c that is not closed", c)
 			}
 		default:
 			inWord = true
@@ -75,4 +48,25 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// quoted copies to cur the text quoted by the quote at rs[open], and
+// returns the index of the closing quote, or -1 when there is none.
+// Inside "…" a backslash takes the next " \ $ ` as is, and drops with
+// itself a newline that follows; inside '…' everything is as is.
+func quoted(rs []rune, open int, cur *strings.Builder) int {
+	q := rs[open]
+	for i := open + 1; i < len(rs); i++ {
+		if rs[i] == q {
+			return i
+		}
+		if q == '"' && rs[i] == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`\n", rs[i+1]) {
+			i++
+			if rs[i] == '\n' {
+				continue
+			}
+		}
+		cur.WriteRune(rs[i])
+	}
+	return -1
 }
