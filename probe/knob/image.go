@@ -29,9 +29,6 @@ type image struct {
 }
 
 func newImage(s Settings) (Knob, error) {
-	if err := checkSettings("image", s, imageSettings); err != nil {
-		return nil, err
-	}
 	if v, ok := s["ami"]; ok && !amiID.MatchString(v) {
 		return nil, fmt.Errorf("image: ami %q: want an image id, like ami-0123456789abcdef0", v)
 	}

@@ -123,9 +123,11 @@ type Kind struct {
 	Name    string
 	Summary string
 	// Settings documents each setting: name -> what it means and its default.
+	// They are also the settings the knob takes: New refuses any other
+	// before the kind's New sees them.
 	Settings map[string]string
-	// New checks the settings and returns the knob; a setting it does not
-	// know or cannot parse is an error naming the setting and what is allowed.
+	// New parses the settings and returns the knob; a setting it cannot
+	// parse is an error naming the setting and what is allowed.
 	New func(Settings) (Knob, error)
 }
 
@@ -163,6 +165,9 @@ func New(name string, s Settings) (Knob, error) {
 	k, ok := kinds[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown knob %q (knobs: %s)", name, Names())
+	}
+	if err := checkSettings(name, s, k.Settings); err != nil {
+		return nil, err
 	}
 	return k.New(s)
 }

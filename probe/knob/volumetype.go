@@ -33,9 +33,6 @@ type volumeType struct {
 
 func newVolumeType(s Settings) (Knob, error) {
 	const knob = "volume-type"
-	if err := checkSettings(knob, s, volumeTypeSettings); err != nil {
-		return nil, err
-	}
 	to, err := required(knob, s, "to", "the EBS volume type, one of "+strings.Join(ebs.Types, ", "))
 	if err != nil {
 		return nil, err
