@@ -67,6 +67,21 @@ func onLab(env Env, w probe.Spec) (Lab, bool) {
 	return env.Lab, true
 }
 
+// labAsRoot is the lab for a knob only the lab can turn on this host
+// (image, volume-type): the workload's data must be on it, else notLab
+// says what the host lacks, and change (what the knob does to the
+// emulation) needs root.
+func labAsRoot(env Env, w probe.Spec, knob, notLab, change string) (Lab, error) {
+	lab, ok := onLab(env, w)
+	if !ok {
+		return nil, &Unavailable{Knob: knob, Reason: notLab}
+	}
+	if !env.Root {
+		return nil, &Unavailable{Knob: knob, Reason: change + " needs root"}
+	}
+	return lab, nil
+}
+
 // Operator is the person at the keyboard, for knobs only a person can turn
 // (boot an older image, move the database to another host).
 type Operator interface {
