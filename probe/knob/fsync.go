@@ -34,9 +34,6 @@ type fsyncKnob struct {
 }
 
 func newFsync(s Settings) (Knob, error) {
-	if err := checkSettings("fsync", s, fsyncSettings); err != nil {
-		return nil, err
-	}
 	mode := "off"
 	if v, ok := s["mode"]; ok {
 		if err := oneOf("fsync", "mode", v, "off", "on"); err != nil {

@@ -29,32 +29,24 @@ type image struct {
 }
 
 func newImage(s Settings) (Knob, error) {
-	if err := checkSettings("image", s, imageSettings); err != nil {
-		return nil, err
-	}
 	if v, ok := s["ami"]; ok && !amiID.MatchString(v) {
 		return nil, fmt.Errorf("image: ami %q: want an image id, like ami-0123456789abcdef0", v)
 	}
 	return &image{settings: s}, nil
 }
 
-// imageUnavailable is why a plain host cannot switch images. A twin EC2
+// imageNotHere is why a plain host cannot switch images. A twin EC2
 // instance comes in a later issue.
-func imageUnavailable() error {
-	return &Unavailable{Knob: "image", Reason: "image needs AWS (a twin instance on an older AMI) or the lab; on this host, downgrade the image by hand and use a manual step"}
-}
+const imageNotHere = "image needs AWS (a twin instance on an older AMI) or the lab; on this host, downgrade the image by hand and use a manual step"
 
 // labImage is the emulated image the lab switches to.
 const labImage = "previous"
 
 func (k *image) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
 	c := Change{Knob: "image", Settings: k.settings}
-	lab, ok := onLab(env, w)
-	if !ok {
-		return c, imageUnavailable()
-	}
-	if !env.Root {
-		return c, &Unavailable{Knob: "image", Reason: "switching the lab's emulated image needs root"}
+	lab, err := labAsRoot(env, w, "image", imageNotHere, "switching the lab's emulated image")
+	if err != nil {
+		return c, err
 	}
 	c.Before = lab.Image()
 	for _, d := range lab.ImageChanges(labImage) {

@@ -67,6 +67,21 @@ func onLab(env Env, w probe.Spec) (Lab, bool) {
 	return env.Lab, true
 }
 
+// labAsRoot is the lab for a knob only the lab can turn on this host
+// (image, volume-type): the workload's data must be on it, else notLab
+// says what the host lacks, and change (what the knob does to the
+// emulation) needs root.
+func labAsRoot(env Env, w probe.Spec, knob, notLab, change string) (Lab, error) {
+	lab, ok := onLab(env, w)
+	if !ok {
+		return nil, &Unavailable{Knob: knob, Reason: notLab}
+	}
+	if !env.Root {
+		return nil, &Unavailable{Knob: knob, Reason: change + " needs root"}
+	}
+	return lab, nil
+}
+
 // Operator is the person at the keyboard, for knobs only a person can turn
 // (boot an older image, move the database to another host).
 type Operator interface {
@@ -123,9 +138,11 @@ type Kind struct {
 	Name    string
 	Summary string
 	// Settings documents each setting: name -> what it means and its default.
+	// They are also the settings the knob takes: New refuses any other
+	// before the kind's New sees them.
 	Settings map[string]string
-	// New checks the settings and returns the knob; a setting it does not
-	// know or cannot parse is an error naming the setting and what is allowed.
+	// New parses the settings and returns the knob; a setting it cannot
+	// parse is an error naming the setting and what is allowed.
 	New func(Settings) (Knob, error)
 }
 
@@ -163,6 +180,9 @@ func New(name string, s Settings) (Knob, error) {
 	k, ok := kinds[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown knob %q (knobs: %s)", name, Names())
+	}
+	if err := checkSettings(name, s, k.Settings); err != nil {
+		return nil, err
 	}
 	return k.New(s)
 }

@@ -41,9 +41,6 @@ type manual struct {
 }
 
 func newManual(s Settings) (Knob, error) {
-	if err := checkSettings("manual", s, manualSettings); err != nil {
-		return nil, err
-	}
 	text, err := required("manual", s, "instructions", "what the operator does by hand, one step a line")
 	if err != nil {
 		return nil, err

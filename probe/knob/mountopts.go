@@ -89,9 +89,6 @@ type mountOptions struct {
 }
 
 func newMountOptions(s Settings) (Knob, error) {
-	if err := checkSettings("mount-options", s, mountOptionsSettings); err != nil {
-		return nil, err
-	}
 	v, err := required("mount-options", s, "options", "the options to remount with, like noatime or nobarrier,commit=60")
 	if err != nil {
 		return nil, err

@@ -33,9 +33,6 @@ type scheduler struct {
 }
 
 func newScheduler(s Settings) (Knob, error) {
-	if err := checkSettings("scheduler", s, schedulerSettings); err != nil {
-		return nil, err
-	}
 	v, err := required("scheduler", s, "value", "the I/O scheduler to switch to, like none, mq-deadline, bfq or kyber")
 	if err != nil {
 		return nil, err

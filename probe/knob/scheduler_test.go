@@ -11,11 +11,11 @@ import (
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
-func TestScheduler(t *testing.T) {
-	dev, mnt := testutil.LoopExt4(t, 64<<20)
-	ctx := testCtx(t)
-	queue := filepath.Join("/sys/block", filepath.Base(dev), "queue")
-	file := filepath.Join(queue, "scheduler")
+// otherScheduler is the request queue of dev, the scheduler it uses and
+// another one it offers to switch to.
+func otherScheduler(t *testing.T, dev string) (queue, was, to string) {
+	t.Helper()
+	queue = filepath.Join("/sys/block", filepath.Base(dev), "queue")
 	was, offered, err := sysinfo.ReadScheduler(queue)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,14 @@ func TestScheduler(t *testing.T) {
 	if i < 0 {
 		testutil.Missing(t, fmt.Sprintf("%s offers only the %s scheduler", dev, was))
 	}
-	to := offered[i]
+	return queue, was, offered[i]
+}
+
+func TestScheduler(t *testing.T) {
+	dev, mnt := testutil.LoopExt4(t, 64<<20)
+	ctx := testCtx(t)
+	queue, was, to := otherScheduler(t, dev)
+	file := filepath.Join(queue, "scheduler")
 	t.Cleanup(func() {
 		if now, _, _ := sysinfo.ReadScheduler(queue); now != was {
 			t.Errorf("%s left at %s: putting back %s", file, now, was)
@@ -89,16 +96,8 @@ func TestSchedulerUnavailable(t *testing.T) {
 
 func TestSchedulerNotRoot(t *testing.T) {
 	dev, mnt := testutil.LoopExt4(t, 64<<20)
-	was, offered, err := sysinfo.ReadScheduler(filepath.Join("/sys/block", filepath.Base(dev), "queue"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(offered, func(s string) bool { return s != was })
-	if i < 0 {
-		testutil.Missing(t, fmt.Sprintf("%s offers only the %s scheduler", dev, was))
-	}
-	to := offered[i]
-	_, _, _, err = newKnob(t, "scheduler", Settings{"value": to}).Apply(testCtx(t), Env{}, spec(mnt))
+	_, was, to := otherScheduler(t, dev)
+	_, _, _, err := newKnob(t, "scheduler", Settings{"value": to}).Apply(testCtx(t), Env{}, spec(mnt))
 	wantUnavailable(t, err, "needs root")
 
 	// Asking for the scheduler already in use changes nothing, root or not.

@@ -36,9 +36,6 @@ type shellKnob struct {
 }
 
 func newShell(s Settings) (Knob, error) {
-	if err := checkSettings("shell", s, shellSettings); err != nil {
-		return nil, err
-	}
 	k := &shellKnob{shell: "/bin/sh", timeout: time.Minute}
 	var err error
 	if k.apply, err = required("shell", s, "apply", "the command that makes the change"); err != nil {

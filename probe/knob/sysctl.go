@@ -49,9 +49,6 @@ type sysctl struct {
 }
 
 func newSysctl(s Settings) (Knob, error) {
-	if err := checkSettings("sysctl", s, sysctlSettings); err != nil {
-		return nil, err
-	}
 	name, err := required("sysctl", s, "name", "the kernel setting as sysctl(8) names it, like vm.dirty_ratio")
 	if err != nil {
 		return nil, err

@@ -48,9 +48,6 @@ type tmpfs struct {
 }
 
 func newTmpfs(s Settings) (Knob, error) {
-	if err := checkSettings("tmpfs", s, tmpfsSettings); err != nil {
-		return nil, err
-	}
 	k := &tmpfs{settings: s}
 	if v, ok := s["size"]; ok {
 		n, err := parseSize("tmpfs", "size", v)

@@ -33,9 +33,6 @@ type volumeType struct {
 
 func newVolumeType(s Settings) (Knob, error) {
 	const knob = "volume-type"
-	if err := checkSettings(knob, s, volumeTypeSettings); err != nil {
-		return nil, err
-	}
 	to, err := required(knob, s, "to", "the EBS volume type, one of "+strings.Join(ebs.Types, ", "))
 	if err != nil {
 		return nil, err
@@ -77,21 +74,16 @@ func newVolumeType(s Settings) (Knob, error) {
 	return k, nil
 }
 
-// volumeTypeUnavailable is why a plain host cannot change its volume type.
+// volumeTypeNotHere is why a plain host cannot change its volume type.
 // EC2 (a scratch volume, or ModifyVolume) comes in a later issue.
-func volumeTypeUnavailable() error {
-	return &Unavailable{Knob: "volume-type", Reason: "volume-type needs EC2 or the lab (perfbisect lab up): this host has no EBS volume"}
-}
+const volumeTypeNotHere = "volume-type needs EC2 or the lab (perfbisect lab up): this host has no EBS volume"
 
 func (k *volumeType) Plan(ctx context.Context, env Env, w probe.Spec) (Change, error) {
 	c := Change{Knob: "volume-type", Settings: k.settings}
-	lab, ok := onLab(env, w)
-	if !ok {
-		return c, volumeTypeUnavailable()
-	}
 	// What Apply could not do is said before the operator is asked.
-	if !env.Root {
-		return c, &Unavailable{Knob: "volume-type", Reason: "changing the lab's volume needs root"}
+	lab, err := labAsRoot(env, w, "volume-type", volumeTypeNotHere, "changing the lab's volume")
+	if err != nil {
+		return c, err
 	}
 	if err := lab.CheckVolume(k.to, k.iops, k.throughput); err != nil {
 		return c, &Unavailable{Knob: "volume-type", Reason: fmt.Sprintf("the lab cannot emulate it: %v", err)}

@@ -18,38 +18,45 @@ import (
 // (the "MAJ:MIN Write N" line), v2 io.stat (wios=N). Writes the kernel
 // makes on its own (writeback, the ext4 journal) are not counted.
 func (s *State) WriteIOs() (uint64, error) {
-	switch s.CgroupVersion {
-	case 1:
-		b, err := os.ReadFile(filepath.Join(s.Cgroup, "blkio.throttle.io_serviced"))
-		if err != nil {
-			return 0, fmt.Errorf("lab: %v", err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if len(f) == 3 && f[0] == s.Dev && f[1] == "Write" {
-				return strconv.ParseUint(f[2], 10, 64)
-			}
-		}
-		return 0, nil // no I/O yet
-	case 2:
-		b, err := os.ReadFile(filepath.Join(s.Cgroup, "io.stat"))
-		if err != nil {
-			return 0, fmt.Errorf("lab: %v", err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if len(f) == 0 || f[0] != s.Dev {
-				continue
-			}
-			for _, kv := range f[1:] {
-				if v, ok := strings.CutPrefix(kv, "wios="); ok {
-					return strconv.ParseUint(v, 10, 64)
-				}
-			}
-		}
-		return 0, nil
+	c, ok := writeCounters[s.CgroupVersion]
+	if !ok {
+		return 0, fmt.Errorf("lab: unknown cgroup version %d", s.CgroupVersion)
 	}
-	return 0, fmt.Errorf("lab: unknown cgroup version %d", s.CgroupVersion)
+	b, err := os.ReadFile(filepath.Join(s.Cgroup, c.file))
+	if err != nil {
+		return 0, fmt.Errorf("lab: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == s.Dev {
+			if n, ok := c.count(f[1:]); ok {
+				return strconv.ParseUint(n, 10, 64)
+			}
+		}
+	}
+	return 0, nil // no I/O yet
+}
+
+// writeCounters is, for each cgroup version, the file that counts the
+// cgroup's I/Os per device and how to find the write count among the
+// fields that follow the device on one of its lines.
+var writeCounters = map[int]struct {
+	file  string
+	count func(fields []string) (string, bool)
+}{
+	1: {"blkio.throttle.io_serviced", func(f []string) (string, bool) {
+		if len(f) == 2 && f[0] == "Write" {
+			return f[1], true
+		}
+		return "", false
+	}},
+	2: {"io.stat", func(f []string) (string, bool) {
+		for _, kv := range f {
+			if v, ok := strings.CutPrefix(kv, "wios="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}},
 }
 
 // Tick is one step of the gp2 controller: it reads the write I/Os the lab

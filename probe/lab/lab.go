@@ -190,10 +190,7 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 	if s.LastIOs, err = s.WriteIOs(); err != nil {
 		return nil, err
 	}
-	if err := s.Apply(); err != nil {
-		return nil, err
-	}
-	if err := s.save(); err != nil {
+	if err := s.commit(); err != nil {
 		return nil, err
 	}
 	return s, nil

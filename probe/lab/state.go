@@ -145,13 +145,20 @@ func Update(fn func(*State) error) (*State, error) {
 	if err := fn(s); err != nil {
 		return nil, err
 	}
-	if err := s.Apply(); err != nil {
-		return nil, err
-	}
-	if err := s.save(); err != nil {
+	if err := s.commit(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// commit writes the limits to the kernel, then saves the state, so that
+// the state file never holds limits the kernel refused; the caller holds
+// the lock.
+func (s *State) commit() error {
+	if err := s.Apply(); err != nil {
+		return err
+	}
+	return s.save()
 }
 
 // SetModel changes the emulated volume, the lab's ModifyVolume: the new

@@ -18,12 +18,7 @@ func TestKernel(t *testing.T) {
 }
 
 func TestCPUModel(t *testing.T) {
-	f, err := os.Open("testdata/cpuinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if got := parseCPUModel(f); got != "AMD EPYC" {
+	if got := parseCPUModel(strings.NewReader(testdata(t, "cpuinfo"))); got != "AMD EPYC" {
 		t.Errorf("model of testdata/cpuinfo = %q, want AMD EPYC", got)
 	}
 	uu := map[string]string{
@@ -44,12 +39,7 @@ func TestCPUModel(t *testing.T) {
 }
 
 func TestMemInfo(t *testing.T) {
-	f, err := os.Open("testdata/meminfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n, err := parseMemInfo(f, "MemTotal")
+	n, err := parseMemInfo(strings.NewReader(testdata(t, "meminfo")), "MemTotal")
 	if n != 24683652*1024 || err != nil {
 		t.Errorf("MemTotal of testdata/meminfo = %d, %v; want 24683652 kB", n, err)
 	}
@@ -81,11 +71,7 @@ func TestMemInfo(t *testing.T) {
 }
 
 func FuzzParseMemInfo(f *testing.F) {
-	b, err := os.ReadFile("testdata/meminfo")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(b))
+	f.Add(testdata(f, "meminfo"))
 	f.Fuzz(func(t *testing.T, s string) {
 		if n, err := parseMemInfo(strings.NewReader(s), "MemTotal"); err == nil && n < 0 {
 			t.Errorf("parseMemInfo(%q) = %d, a negative size", s, n)
@@ -94,11 +80,7 @@ func FuzzParseMemInfo(f *testing.F) {
 }
 
 func FuzzParseCPUModel(f *testing.F) {
-	b, err := os.ReadFile("testdata/cpuinfo")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(b))
+	f.Add(testdata(f, "cpuinfo"))
 	f.Fuzz(func(t *testing.T, s string) {
 		if m := parseCPUModel(strings.NewReader(s)); m != strings.TrimSpace(m) {
 			t.Errorf("parseCPUModel(%q) = %q, not trimmed", s, m)

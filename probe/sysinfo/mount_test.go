@@ -11,12 +11,7 @@ import (
 
 func readTestMounts(t *testing.T) []Mount {
 	t.Helper()
-	f, err := os.Open("testdata/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ms, err := ParseMountInfo(f)
+	ms, err := ParseMountInfo(strings.NewReader(testdata(t, "mountinfo")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +133,7 @@ func TestIsMountPoint(t *testing.T) {
 }
 
 func FuzzParseMountInfo(f *testing.F) {
-	b, err := os.ReadFile("testdata/mountinfo")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(b))
+	f.Add(testdata(f, "mountinfo"))
 	f.Add(`1 2 3:4 / /a\040b rw - x y`)
 	f.Fuzz(func(t *testing.T, s string) {
 		ms, err := ParseMountInfo(strings.NewReader(s))
