@@ -16,8 +16,6 @@ import (
 	"slices"
 	"syscall"
 	"time"
-
-	"github.com/perfbisect/perfbisect/probe/parse"
 )
 
 func main() {
@@ -107,14 +105,18 @@ func runFio(dir string, d time.Duration) (float64, error) {
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("fio: %v: %s", err, errb.String())
 	}
-	// Read as perfbisect reads fio everywhere (its fio workload, import),
-	// so both columns are ops/s by one definition.
-	res, err := parse.Parse(&out, parse.FormatFioJSON)
-	if err != nil || res.Summary == nil {
+	var rep struct {
+		Jobs []struct {
+			Write struct {
+				IOPS float64 `json:"iops"`
+			} `json:"write"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Jobs) == 0 {
 		return 0, fmt.Errorf("fio: unreadable JSON report: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "perfbisect-compare.0.0"))
-	return res.Summary.OpsPerS, nil
+	return rep.Jobs[0].Write.IOPS, nil
 }
 
 func cut(s string) (string, string, bool) {
