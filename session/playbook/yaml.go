@@ -310,6 +310,19 @@ func (d *decoder) line(f field, what string) (string, bool, *Error) {
 	return s, ok, err
 }
 
+// required reads a field that must say something, with read (d.line or
+// d.text); want is what an empty one should have said.
+func (d *decoder) required(read func(field, string) (string, bool, *Error), f field, what, want string) (string, *Error) {
+	s, ok, err := read(f, what)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", d.at(f.node(), "%s: want %s", what, want)
+	}
+	return s, nil
+}
+
 // describe names what a node is, for "want X, found Y".
 func describe(n ast.Node) string {
 	switch n.(type) {
