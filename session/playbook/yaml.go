@@ -99,28 +99,18 @@ func (d *decoder) syntaxError(err error) *Error {
 // collectAnchors records every anchor of the document, in order, so an
 // alias can be resolved to the latest anchor of its name before it.
 func (d *decoder) collectAnchors(n ast.Node) {
-	switch v := n.(type) {
-	case *ast.AnchorNode:
-		d.anchors = append(d.anchors, v)
-		d.collectAnchors(v.Value)
-	case *ast.TagNode:
-		d.collectAnchors(v.Value)
-	case *ast.MappingNode:
-		for _, mv := range v.Values {
-			d.collectAnchors(mv)
-		}
-	case *ast.MappingValueNode:
-		if v.Key != nil {
-			d.collectAnchors(v.Key)
-		}
-		d.collectAnchors(v.Value)
-	case *ast.MappingKeyNode:
-		d.collectAnchors(v.Value)
-	case *ast.SequenceNode:
-		for _, e := range v.Values {
-			d.collectAnchors(e)
-		}
+	ast.Walk((*anchors)(&d.anchors), n)
+}
+
+// anchors gathers the anchors ast.Walk meets: it walks depth first, key
+// before value, which is the order they are written in.
+type anchors []*ast.AnchorNode
+
+func (as *anchors) Visit(n ast.Node) ast.Visitor {
+	if a, ok := n.(*ast.AnchorNode); ok {
+		*as = append(*as, a)
 	}
+	return as
 }
 
 // maxIndirections bounds the chains of tags, anchors, aliases and merge
