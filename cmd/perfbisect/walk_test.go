@@ -132,6 +132,20 @@ func TestRunFailOnRegression(t *testing.T) {
 	}
 }
 
+// TestReportAndReplayWantEvents: a log with no event in it (an empty file,
+// or not a session log) is an error for both, not an empty report or screen.
+func TestReportAndReplayWantEvents(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"report", "replay"} {
+		if code, _, stderr := runCLI(t, context.Background(), cmd, empty); code != exitFailure || !strings.Contains(stderr, empty+": no events in it") {
+			t.Errorf("%s of an empty log: exit %d, stderr %q; want 1 saying it has no events", cmd, code, stderr)
+		}
+	}
+}
+
 // TestRunInterruptedPutsTheHostBack sends SIGINT to the real binary in the
 // middle of the tmpfs step: the mount must be gone and the log readable.
 func TestRunInterruptedPutsTheHostBack(t *testing.T) {
