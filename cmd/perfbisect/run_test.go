@@ -25,6 +25,28 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout
 	return code, out.String(), errb.String()
 }
 
+// decodeRun reads what probe --json and import print: the samples, then
+// the summary (nil when there is none). A line it cannot read fails the test.
+func decodeRun(t *testing.T, out string) ([]probe.Sample, *probe.Summary) {
+	t.Helper()
+	d := probe.NewDecoder(strings.NewReader(out))
+	var ss []probe.Sample
+	var sum *probe.Summary
+	for d.Scan() {
+		r := d.Record()
+		switch {
+		case r.Sample != nil:
+			ss = append(ss, *r.Sample)
+		case r.Summary != nil:
+			sum = r.Summary
+		}
+	}
+	if err := d.Err(); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	return ss, sum
+}
+
 func TestUsageErrors(t *testing.T) {
 	uu := map[string]struct {
 		args []string
@@ -83,21 +105,7 @@ func TestProbeJSONIsReadByTheDecoder(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	d := probe.NewDecoder(strings.NewReader(stdout))
-	var samples []probe.Sample
-	var sum *probe.Summary
-	for d.Scan() {
-		r := d.Record()
-		switch {
-		case r.Sample != nil:
-			samples = append(samples, *r.Sample)
-		case r.Summary != nil:
-			sum = r.Summary
-		}
-	}
-	if err := d.Err(); err != nil {
-		t.Fatalf("decode: %v\n%s", err, stdout)
-	}
+	samples, sum := decodeRun(t, stdout)
 	if len(samples) != 2 || sum == nil {
 		t.Fatalf("got %d samples and summary %v:\n%s", len(samples), sum, stdout)
 	}
