@@ -47,6 +47,29 @@ func decodeRun(t *testing.T, out string) ([]probe.Sample, *probe.Summary) {
 	return ss, sum
 }
 
+// failsBeforeAnything runs perfbisect with args in dir, and wants a usage
+// error that says each of says, nothing measured, and nothing left in dir
+// but the keep files the test put there.
+func failsBeforeAnything(t *testing.T, dir string, keep int, args []string, says ...string) {
+	t.Helper()
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, context.Background(), args...)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
+	}
+	for _, want := range says {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
+		}
+	}
+	if stdout != "" {
+		t.Errorf("a usage error measured something: %s", stdout)
+	}
+	if left := testutil.Entries(t, dir); len(left) != keep {
+		t.Errorf("a usage error left %v", left)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	uu := map[string]struct {
 		args []string
@@ -63,25 +86,7 @@ func TestUsageErrors(t *testing.T) {
 		"unknown command": {[]string{"bisect"}, []string{"unknown command \"bisect\""}},
 	}
 	for name, u := range uu {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			t.Chdir(dir)
-			code, stdout, stderr := runCLI(t, context.Background(), u.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
-			}
-			for _, want := range u.want {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr %q does not say %q", stderr, want)
-				}
-			}
-			if stdout != "" {
-				t.Errorf("a usage error measured something: %s", stdout)
-			}
-			if left := testutil.Entries(t, dir); len(left) != 0 {
-				t.Errorf("a usage error left %v", left)
-			}
-		})
+		t.Run(name, func(t *testing.T) { failsBeforeAnything(t, t.TempDir(), 0, u.args, u.want...) })
 	}
 }
 

@@ -17,29 +17,15 @@ import (
 )
 
 func TestRunNeedsATerminalOrYes(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--playbook", "local-disk")
-	if code != exitUsage || !strings.Contains(stderr, "no terminal to ask") || !strings.Contains(stderr, "--yes") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	if stdout != "" || len(testutil.Entries(t, dir)) != 0 {
-		t.Errorf("ran anyway: %q, %v", stdout, testutil.Entries(t, dir))
-	}
+	failsBeforeAnything(t, t.TempDir(), 0, []string{"run", "--no-tui", "--playbook", "local-disk"}, "no terminal to ask", "--yes")
 }
 
 func TestRunBadPlaybookFailsBeforeAnything(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("name: bad\ndescription: x\nsteps:\n  - id: a\n    title: A\n    hypothesis: h\n    reproduce: true\n    knobs:\n      - knob: tmpfss\n    persists: {conclude: x}\n    gone: {conclude: y}\n"), 0o600)
-	code, _, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--playbook", bad)
-	if code != exitUsage || !strings.Contains(stderr, bad+":9:") || !strings.Contains(stderr, "tmpfss") {
-		t.Errorf("exit %d, stderr %q; want the file, line and the unknown knob", code, stderr)
-	}
-	if left := testutil.Entries(t, dir); len(left) != 1 {
-		t.Errorf("left %v", left)
-	}
+	// The file, the line and the unknown knob.
+	failsBeforeAnything(t, dir, 1, []string{"run", "--no-tui", "--yes", "--playbook", bad}, bad+":9:", "tmpfss")
 }
 
 // TestRunTooShortFailsBeforeTheLog: a --duration that leaves too few
@@ -47,28 +33,14 @@ func TestRunBadPlaybookFailsBeforeAnything(t *testing.T) {
 // to stand in the way of the rerun.
 func TestRunTooShortFailsBeforeTheLog(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--dir", dir, "--duration", "3s", "--record", "w.jsonl")
-	if code != exitUsage || !strings.Contains(stderr, "fewer than 5 seconds to judge") || !strings.Contains(stderr, "--duration of at least") {
-		t.Errorf("exit %d, stderr %q; want a usage error saying how long a step must be", code, stderr)
-	}
-	if stdout != "" || len(testutil.Entries(t, dir)) != 0 {
-		t.Errorf("ran anyway: %q, left %v", stdout, testutil.Entries(t, dir))
-	}
+	failsBeforeAnything(t, dir, 0, []string{"run", "--no-tui", "--yes", "--dir", dir, "--duration", "3s", "--record", "w.jsonl"},
+		"fewer than 5 seconds to judge", "--duration of at least")
 }
 
 // TestFailOnRegressionNeedsNoTUI: the screen does not give the exit code a
 // job would read, so the flag asks for --no-tui instead of being ignored.
 func TestFailOnRegressionNeedsNoTUI(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	code, _, stderr := runCLI(t, context.Background(), "run", "--fail-on-regression", "--reference", "ref.jsonl", "--yes")
-	if code != exitUsage || !strings.Contains(stderr, "add --no-tui") {
-		t.Errorf("exit %d, stderr %q; want a usage error asking for --no-tui", code, stderr)
-	}
-	if left := testutil.Entries(t, dir); len(left) != 0 {
-		t.Errorf("left %v", left)
-	}
+	failsBeforeAnything(t, t.TempDir(), 0, []string{"run", "--fail-on-regression", "--reference", "ref.jsonl", "--yes"}, "add --no-tui")
 }
 
 func TestRunDryRunDescribesAndChangesNothing(t *testing.T) {
