@@ -157,26 +157,7 @@ func TestRunInterruptedPutsTheHostBack(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Errorf("exit %d, want 130:\n%s", code, out.String())
 	}
-	if m := tmpfsMount(t); m != "" {
-		t.Errorf("tmpfs still mounted on %s after SIGINT", m)
-	}
-	evs, bad, err := session.ReadLogFile(rec)
-	if err != nil || len(bad) > 0 {
-		t.Fatalf("log after SIGINT: %v %v", err, bad)
-	}
-	var reverted bool
-	var end *session.SessionEnd
-	for _, e := range evs {
-		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobReverted && k.Change.Knob == "tmpfs" {
-			reverted = true
-		}
-		if s, ok := e.Data.(*session.SessionEnd); ok {
-			end = s
-		}
-	}
-	if !reverted || end == nil || end.Ended != session.EndInterrupted {
-		t.Errorf("log: reverted %v, end %+v", reverted, end)
-	}
+	tmpfsPutBack(t, rec, session.EndInterrupted)
 }
 
 // TestRunKilledLeavesAReadableLog kills the walk with SIGKILL mid-step.
@@ -202,6 +183,33 @@ func TestRunKilledLeavesAReadableLog(t *testing.T) {
 	}
 	if len(evs) < 3 || samples == 0 {
 		t.Errorf("after kill -9: %d events, %d samples", len(evs), samples)
+	}
+}
+
+// tmpfsPutBack checks a walk that stopped in its tmpfs step: nothing is
+// mounted any more, and its log, whole, says tmpfs was put back and the
+// session ended as want.
+func tmpfsPutBack(t *testing.T, rec string, want session.Ending) {
+	t.Helper()
+	if m := tmpfsMount(t); m != "" {
+		t.Errorf("tmpfs still mounted on %s after the session %s", m, want)
+	}
+	evs, bad, err := session.ReadLogFile(rec)
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("log: %v %v", err, bad)
+	}
+	var reverted bool
+	var end *session.SessionEnd
+	for _, e := range evs {
+		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobReverted && k.Change.Knob == "tmpfs" {
+			reverted = true
+		}
+		if s, ok := e.Data.(*session.SessionEnd); ok {
+			end = s
+		}
+	}
+	if !reverted || end == nil || end.Ended != want {
+		t.Errorf("log: tmpfs reverted %v, end %+v; want reverted, ended %s", reverted, end, want)
 	}
 }
 
