@@ -24,15 +24,6 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 	// percentiles): judge on what all three runs really measured.
 	metric, substituted := verdict.Pick(opt.Metric, verdict.Measured(ref, repro, step))
 	opt.Metric = metric
-	compare := func(base, step []float64, baseName string) verdict.Verdict {
-		o := opt
-		o.BaseName = baseName
-		v := verdict.Compare(base, step, o)
-		if substituted != "" {
-			v.Why = substituted + "; " + v.Why
-		}
-		return v
-	}
 	if !reproduce && len(ref) == 0 && len(repro) == 0 {
 		return judgement{state: StateInconclusive,
 			note: "nothing to judge against: no reference and no measured reproduce step (run the reproduce step first, or pass --reference)"}, nil
@@ -42,24 +33,32 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 		return judgement{}, err
 	}
 	var j judgement
+	// against judges the step against one baseline's samples, and keeps
+	// the verdict.
+	against := func(a Against, base []probe.Sample, baseName string) (*verdict.Verdict, error) {
+		baseV, err := values(base, opt.Metric, warmup)
+		if err != nil {
+			return nil, err
+		}
+		o := opt
+		o.BaseName = baseName
+		v := verdict.Compare(baseV, stepV, o)
+		if substituted != "" {
+			v.Why = substituted + "; " + v.Why
+		}
+		j.verdicts = append(j.verdicts, Verdict{Against: a, Verdict: v})
+		return &v, nil
+	}
 	var vsRef, vsRepro *verdict.Verdict
 	if len(ref) > 0 {
-		refV, err := values(ref, opt.Metric, warmup)
-		if err != nil {
+		if vsRef, err = against(AgainstReference, ref, "the reference"); err != nil {
 			return judgement{}, err
 		}
-		v := compare(refV, stepV, "the reference")
-		vsRef = &v
-		j.verdicts = append(j.verdicts, Verdict{Against: AgainstReference, Verdict: v})
 	}
 	if !reproduce {
-		reproV, err := values(repro, opt.Metric, warmup)
-		if err != nil {
+		if vsRepro, err = against(AgainstRegression, repro, "the regression"); err != nil {
 			return judgement{}, err
 		}
-		v := compare(reproV, stepV, "the regression")
-		vsRepro = &v
-		j.verdicts = append(j.verdicts, Verdict{Against: AgainstRegression, Verdict: v})
 	}
 
 	switch {

@@ -52,16 +52,7 @@ func everyEvent() []Event {
 func writeLog(t *testing.T, evs []Event) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.jsonl")
-	w, err := CreateLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range evs {
-		if err := w.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := WriteLogFile(path, evs); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -50,22 +50,30 @@ func BenchmarkViewLive120x40(b *testing.B) {
 // BenchmarkApplySample is one second of a live step reaching the screen's
 // state: a sample event into the rings. It must not allocate.
 func BenchmarkApplySample(b *testing.B) {
-	pb := quickPlaybook(b)
-	st := newWalkState()
-	rec := &recorder{at: t0}
-	rec.start(b, pb, quickYAML(b), referenceRun(600))
-	rec.stepStart(&pb.Steps[1], 6)
-	for _, e := range rec.events {
-		st.apply(e)
-	}
-	s := sample(0, tmpfsMs)
-	e := session.Event{Type: session.TypeSample, Time: t0, Step: "tmpfs", Data: s}
+	st, s, e := stepRunning(b, 1, tmpfsMs)
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Sec++
 		e.Time = e.Time.Add(time.Second)
 		st.apply(e)
 	}
+}
+
+// stepRunning is the screen's state once the quick walk has started (with
+// a 600-second reference) and its step i is running, and a sample event of
+// that step at base ms: s is its payload, for the caller to move on.
+func stepRunning(tb testing.TB, i int, base float64) (*walkState, *probe.Sample, session.Event) {
+	tb.Helper()
+	pb := quickPlaybook(tb)
+	st := newWalkState()
+	rec := &recorder{at: t0}
+	rec.start(tb, pb, quickYAML(tb), referenceRun(600))
+	rec.stepStart(&pb.Steps[i], 6)
+	for _, e := range rec.events {
+		st.apply(e)
+	}
+	s := sample(0, base)
+	return st, s, session.Event{Type: session.TypeSample, Time: t0, Step: pb.Steps[i].ID, Data: s}
 }
 
 // hourLog writes a one-hour session of the embedded ebs-write-regression
@@ -146,16 +154,7 @@ func BenchmarkReplayOpen1h(b *testing.B) {
 // TestApplySampleDoesNotAllocate holds apply to its promise: a second of a
 // live step costs no garbage, however long the walk.
 func TestApplySampleDoesNotAllocate(t *testing.T) {
-	pb := quickPlaybook(t)
-	st := newWalkState()
-	rec := &recorder{at: t0}
-	rec.start(t, pb, quickYAML(t), referenceRun(600))
-	rec.stepStart(&pb.Steps[0], 6)
-	for _, e := range rec.events {
-		st.apply(e)
-	}
-	s := sample(0, diskMs)
-	e := session.Event{Type: session.TypeSample, Time: t0, Step: "reproduce", Data: s}
+	st, s, e := stepRunning(t, 0, diskMs)
 	if n := testing.AllocsPerRun(1000, func() { s.Sec++; st.apply(e) }); n != 0 {
 		t.Errorf("apply of a sample: %v allocations, want 0", n)
 	}

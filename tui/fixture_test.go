@@ -248,19 +248,27 @@ func (w *walkScript) running() *walkScript {
 	return w
 }
 
+// gone is what the runner says at the end of step id, whose change ch
+// took the regression away: the knob put back, its median (about ms)
+// faster than the reference and than the regression as reproduced, and on
+// to next.
+func (w *walkScript) gone(id string, ch knob.Change, ms float64, vsReference, vsRegression string, durationS float64, next string) {
+	d := session.Decision{Next: next}
+	w.record(func(r *recorder) {
+		r.emit(id, &session.KnobEvent{Action: session.KnobReverted, Change: ch})
+		r.emit(id, judged(session.AgainstReference, referenceMs, ms*1.1, verdict.Improved, vsReference))
+		r.emit(id, judged(session.AgainstRegression, diskMs*1.08, ms*1.1, verdict.Improved, vsRegression))
+		r.emit(id, &session.StepEnd{State: session.StateGone, DurationS: durationS})
+		r.emit(id, &d)
+	})
+	w.done(id, d)
+}
+
 // concluded: the rest of the walk, tmpfs gone, fsync gone, the volume type
 // unavailable, and the playbook's conclusion.
 func (w *walkScript) concluded() *walkScript {
-	gone := session.Decision{Next: "fsync"}
-	w.record(func(r *recorder) {
-		r.samples("tmpfs", 6, 6, tmpfsMs)
-		r.emit("tmpfs", &session.KnobEvent{Action: session.KnobReverted, Change: tmpfsChange()})
-		r.emit("tmpfs", judged(session.AgainstReference, referenceMs, tmpfsMs*1.1, verdict.Improved, "4.24x faster than the reference"))
-		r.emit("tmpfs", judged(session.AgainstRegression, diskMs*1.08, tmpfsMs*1.1, verdict.Improved, "14.3x faster than the regression"))
-		r.emit("tmpfs", &session.StepEnd{State: session.StateGone, DurationS: 7.1})
-		r.emit("tmpfs", &gone)
-	})
-	w.done("tmpfs", gone)
+	w.record(func(r *recorder) { r.samples("tmpfs", 6, 6, tmpfsMs) })
+	w.gone("tmpfs", tmpfsChange(), tmpfsMs, "4.24x faster than the reference", "14.3x faster than the regression", 7.1, "fsync")
 
 	w.rec.wait(9 * time.Second)
 	w.key("enter")
@@ -270,18 +278,12 @@ func (w *walkScript) concluded() *walkScript {
 	})
 	w.send(askMsg{title: "step fsync will change this host", changes: []knob.Change{fsyncChange()}, reply: make(chan bool, 1)})
 	w.key("y")
-	fsyncGone := session.Decision{Next: "volume"}
 	w.record(func(r *recorder) {
 		r.wait(time.Second)
 		r.emit("fsync", &session.KnobEvent{Action: session.KnobApplied, Change: fsyncChange()})
 		r.samples("fsync", 1, 6, fsyncOffMs)
-		r.emit("fsync", &session.KnobEvent{Action: session.KnobReverted, Change: fsyncChange()})
-		r.emit("fsync", judged(session.AgainstReference, referenceMs, fsyncOffMs*1.1, verdict.Improved, "7.63x faster than the reference"))
-		r.emit("fsync", judged(session.AgainstRegression, diskMs*1.08, fsyncOffMs*1.1, verdict.Improved, "25.7x faster than the regression"))
-		r.emit("fsync", &session.StepEnd{State: session.StateGone, DurationS: 6.4})
-		r.emit("fsync", &fsyncGone)
 	})
-	w.done("fsync", fsyncGone)
+	w.gone("fsync", fsyncChange(), fsyncOffMs, "7.63x faster than the reference", "25.7x faster than the regression", 6.4, "volume")
 
 	w.rec.wait(5 * time.Second)
 	w.key("enter")

@@ -39,6 +39,17 @@ func sessionEnd(m *Model) *session.SessionEnd {
 	return nil
 }
 
+// closes runs cmd, the screen's command that closes the session, and wants
+// the session_end it queued to say ended; it returns cmd's message.
+func closes(t *testing.T, m *Model, cmd tea.Cmd, ended session.Ending) tea.Msg {
+	t.Helper()
+	msg := cmd()
+	if end := sessionEnd(m); end == nil || end.Ended != ended {
+		t.Errorf("session end %+v, want %s", end, ended)
+	}
+	return msg
+}
+
 // TestQuitAnsweredAfterTheStepEnded: the step can end while the quit
 // question is open; yes must still end the session and the program.
 func TestQuitAnsweredAfterTheStepEnded(t *testing.T) {
@@ -54,11 +65,7 @@ func TestQuitAnsweredAfterTheStepEnded(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("yes to quit after the step ended does nothing: the screen hangs")
 	}
-	msg := cmd()
-	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndQuit {
-		t.Errorf("session end %+v, want quit", end)
-	}
-	quitsAfterLinger(t, w.m, msg)
+	quitsAfterLinger(t, w.m, closes(t, w.m, cmd, session.EndQuit))
 }
 
 // TestQuitWhileIdle: q between steps closes the session at once, with the
@@ -73,11 +80,7 @@ func TestQuitWhileIdle(t *testing.T) {
 	if _, again := w.m.Update(Interrupt()); again != nil {
 		t.Error("an interrupt during the quit closes the session again")
 	}
-	msg := cmd()
-	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndQuit {
-		t.Errorf("session end %+v, want quit", end)
-	}
-	quitsAfterLinger(t, w.m, msg)
+	quitsAfterLinger(t, w.m, closes(t, w.m, cmd, session.EndQuit))
 }
 
 // TestQuitDeclined: anything but y keeps the step running.
@@ -107,20 +110,14 @@ func TestInterrupt(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("the end of the interrupted step does not close the session")
 	}
-	cmd()
-	if end := sessionEnd(w.m); end == nil || end.Ended != session.EndInterrupted {
-		t.Errorf("session end %+v, want interrupted", end)
-	}
+	closes(t, w.m, cmd, session.EndInterrupted)
 
 	idle := newWalkScript(t).started()
 	_, cmd = idle.m.Update(Interrupt())
 	if cmd == nil {
 		t.Fatal("interrupt between steps does nothing")
 	}
-	cmd()
-	if end := sessionEnd(idle.m); end == nil || end.Ended != session.EndInterrupted {
-		t.Errorf("session end %+v, want interrupted", end)
-	}
+	closes(t, idle.m, cmd, session.EndInterrupted)
 }
 
 // TestConfirmDialogTakesEveryKey: while the runner asks, keys answer it and

@@ -103,17 +103,10 @@ func (p *Printer) Table(r *report.Report) {
 }
 
 func describeFS(f *session.HostFacts) string {
-	s := f.Filesystem
-	if f.Device != "" {
-		s += " on " + f.Device
+	if s := fsOn(f, "scheduler "); s != "" {
+		return s + ", " + f.DataDir
 	}
-	if f.Scheduler != "" {
-		s += " (scheduler " + f.Scheduler + ")"
-	}
-	if s == "" {
-		return f.DataDir
-	}
-	return s + ", " + f.DataDir
+	return f.DataDir
 }
 
 func errorsText(n int64) string {

@@ -27,16 +27,7 @@ func recordedWalk(t testing.TB) (string, []session.Event) {
 
 func writeLog(t testing.TB, path string, evs []session.Event) {
 	t.Helper()
-	lw, err := session.CreateLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range evs {
-		if err := lw.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := lw.Close(); err != nil {
+	if err := session.WriteLogFile(path, evs); err != nil {
 		t.Fatal(err)
 	}
 }

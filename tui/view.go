@@ -78,15 +78,20 @@ func (m *Model) tornText() string {
 	return ""
 }
 
-func fsText(f *session.HostFacts) string {
+// fsText is the data dir with what it is on, for the screen's narrow lines.
+func fsText(f *session.HostFacts) string { return fsOn(f, "") + " " + f.DataDir }
+
+// fsOn says what the data dir is on, "ext4 on nvme1n1 (mq-deadline)", the
+// scheduler named with label before it ("scheduler " where there is room).
+func fsOn(f *session.HostFacts, label string) string {
 	s := f.Filesystem
 	if f.Device != "" {
 		s += " on " + f.Device
 	}
 	if f.Scheduler != "" {
-		s += " (" + f.Scheduler + ")"
+		s += " (" + label + f.Scheduler + ")"
 	}
-	return s + " " + f.DataDir
+	return s
 }
 
 // elapsed is the session's time so far: up to its last event, or to now (the

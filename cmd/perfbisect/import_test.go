@@ -18,18 +18,9 @@ func importFile(t *testing.T, args ...string) ([]probe.Sample, *probe.Summary, s
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	d := probe.NewDecoder(strings.NewReader(out))
-	var ss []probe.Sample
-	var sum *probe.Summary
-	for d.Scan() {
-		if r := d.Record(); r.Sample != nil {
-			ss = append(ss, *r.Sample)
-		} else {
-			sum = r.Summary
-		}
-	}
-	if d.Err() != nil || sum == nil {
-		t.Fatalf("output: %v, summary %v:\n%s", d.Err(), sum, out)
+	ss, sum := decodeRun(t, out)
+	if sum == nil {
+		t.Fatalf("output without a summary:\n%s", out)
 	}
 	return ss, sum, stderr
 }

@@ -184,13 +184,13 @@ func newLabStatusCmd(stdout io.Writer) *cobra.Command {
 		Short: "Say what the lab emulates, its limits and burst balance, and measure it",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			st, err := lab.Load()
-			if errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintln(stdout, "lab: down (perfbisect lab up builds it)")
-				return nil
-			}
+			st, err := lab.Current()
 			if err != nil {
 				return failure(err)
+			}
+			if st == nil {
+				fmt.Fprintln(stdout, "lab: down (perfbisect lab up builds it)")
+				return nil
 			}
 			iops, bps := st.Limit()
 			fmt.Fprintf(stdout, "lab: up — an EMULATION of an EBS volume by kernel I/O throttling\n")
@@ -224,13 +224,15 @@ func newLabDownCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Short: "Remove the lab: its controller, throttle, cgroup, mount, loop device and backing file",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			st, err := lab.Load()
-			if errors.Is(err, os.ErrNotExist) {
+			// A state file that cannot be read is no reason to keep the
+			// lab: down removes what it finds.
+			st, err := lab.Current()
+			if st == nil && err == nil {
 				fmt.Fprintln(stdout, "lab: already down")
 				return nil
 			}
 			plan := []string{"stop the lab's controller, remove its throttle and cgroup, unmount, detach the loop device and delete the backing file (its data is lost)"}
-			if err == nil {
+			if st != nil {
 				plan[0] += fmt.Sprintf(": %s on %s, %s", st.Mount, st.Loop, st.Backing)
 			}
 			if err := confirmPlan(c.Context(), "lab down", plan, "perfbisect lab up builds a new one", yes, dryRun, stdin, stdout); err != nil {

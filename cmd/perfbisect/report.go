@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/report"
 )
@@ -31,12 +32,9 @@ a crash still renders, up to its last complete line.`,
 			if !f.Valid() {
 				return usageError(fmt.Errorf("--format %q: want md, html or json", format))
 			}
-			evs, bad, err := session.ReadLogFile(args[0])
+			evs, bad, err := readLog(args[0])
 			if err != nil {
-				return failure(err)
-			}
-			if len(evs) == 0 {
-				return failure(fmt.Errorf("%s: no events in it (is it a session log?)", args[0]))
+				return err
 			}
 			for _, b := range bad {
 				fmt.Fprintf(stderr, "%s: %v\n", args[0], b)
@@ -57,6 +55,19 @@ a crash still renders, up to its last complete line.`,
 	c.Flags().StringVar(&format, "format", string(report.FormatMarkdown), "md, html or json")
 	c.Flags().StringVarP(&out, "output", "o", "", "write the report to this file (default: standard output)")
 	return c
+}
+
+// readLog reads the session log that report and replay show: one that
+// cannot be read, or holds no event, fails the command.
+func readLog(path string) ([]session.Event, []*jsonl.SyntaxError, error) {
+	evs, bad, err := session.ReadLogFile(path)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	if len(evs) == 0 {
+		return nil, nil, failure(fmt.Errorf("%s: no events in it (is it a session log?)", path))
+	}
+	return evs, bad, nil
 }
 
 // writeReports writes the report of the log at logPath next to it, in every

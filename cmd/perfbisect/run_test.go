@@ -25,6 +25,51 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout
 	return code, out.String(), errb.String()
 }
 
+// decodeRun reads what probe --json and import print: the samples, then
+// the summary (nil when there is none). A line it cannot read fails the test.
+func decodeRun(t *testing.T, out string) ([]probe.Sample, *probe.Summary) {
+	t.Helper()
+	d := probe.NewDecoder(strings.NewReader(out))
+	var ss []probe.Sample
+	var sum *probe.Summary
+	for d.Scan() {
+		r := d.Record()
+		switch {
+		case r.Sample != nil:
+			ss = append(ss, *r.Sample)
+		case r.Summary != nil:
+			sum = r.Summary
+		}
+	}
+	if err := d.Err(); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	return ss, sum
+}
+
+// failsBeforeAnything runs perfbisect with args in dir, and wants a usage
+// error that says each of says, nothing measured, and nothing left in dir
+// but the keep files the test put there.
+func failsBeforeAnything(t *testing.T, dir string, keep int, args []string, says ...string) {
+	t.Helper()
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, context.Background(), args...)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
+	}
+	for _, want := range says {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
+		}
+	}
+	if stdout != "" {
+		t.Errorf("a usage error measured something: %s", stdout)
+	}
+	if left := testutil.Entries(t, dir); len(left) != keep {
+		t.Errorf("a usage error left %v", left)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	uu := map[string]struct {
 		args []string
@@ -41,25 +86,7 @@ func TestUsageErrors(t *testing.T) {
 		"unknown command": {[]string{"bisect"}, []string{"unknown command \"bisect\""}},
 	}
 	for name, u := range uu {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			t.Chdir(dir)
-			code, stdout, stderr := runCLI(t, context.Background(), u.args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
-			}
-			for _, want := range u.want {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr %q does not say %q", stderr, want)
-				}
-			}
-			if stdout != "" {
-				t.Errorf("a usage error measured something: %s", stdout)
-			}
-			if left := testutil.Entries(t, dir); len(left) != 0 {
-				t.Errorf("a usage error left %v", left)
-			}
-		})
+		t.Run(name, func(t *testing.T) { failsBeforeAnything(t, t.TempDir(), 0, u.args, u.want...) })
 	}
 }
 
@@ -83,21 +110,7 @@ func TestProbeJSONIsReadByTheDecoder(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	d := probe.NewDecoder(strings.NewReader(stdout))
-	var samples []probe.Sample
-	var sum *probe.Summary
-	for d.Scan() {
-		r := d.Record()
-		switch {
-		case r.Sample != nil:
-			samples = append(samples, *r.Sample)
-		case r.Summary != nil:
-			sum = r.Summary
-		}
-	}
-	if err := d.Err(); err != nil {
-		t.Fatalf("decode: %v\n%s", err, stdout)
-	}
+	samples, sum := decodeRun(t, stdout)
 	if len(samples) != 2 || sum == nil {
 		t.Fatalf("got %d samples and summary %v:\n%s", len(samples), sum, stdout)
 	}

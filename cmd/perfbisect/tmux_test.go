@@ -86,24 +86,5 @@ func TestSmokeTUIInTmux(t *testing.T) {
 	s.keys("q")
 	s.waitFor("PERFBISECT-EXIT=0", 15*time.Second)
 
-	if m := tmpfsMount(t); m != "" {
-		t.Errorf("tmpfs still mounted on %s", m)
-	}
-	evs, bad, err := session.ReadLogFile(rec)
-	if err != nil || len(bad) > 0 {
-		t.Fatalf("log: %v %v", err, bad)
-	}
-	var reverted bool
-	var end *session.SessionEnd
-	for _, e := range evs {
-		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobReverted && k.Change.Knob == "tmpfs" {
-			reverted = true
-		}
-		if d, ok := e.Data.(*session.SessionEnd); ok {
-			end = d
-		}
-	}
-	if !reverted || end == nil || end.Ended != session.EndQuit {
-		t.Errorf("log: tmpfs reverted %v, end %+v", reverted, end)
-	}
+	tmpfsPutBack(t, rec, session.EndQuit)
 }

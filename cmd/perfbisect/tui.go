@@ -81,12 +81,9 @@ step. A log cut short by a crash plays up to its last complete second.`,
 			if speed < 0 {
 				return usageError(fmt.Errorf("--speed %g: want 0 (as fast as readable) or a positive factor", speed))
 			}
-			evs, bad, err := session.ReadLogFile(args[0])
+			evs, bad, err := readLog(args[0])
 			if err != nil {
-				return failure(err)
-			}
-			if len(evs) == 0 {
-				return failure(fmt.Errorf("%s: no events in it (is it a session log?)", args[0]))
+				return err
 			}
 			if !terminalIO() {
 				return usageError(errNoTerminal)

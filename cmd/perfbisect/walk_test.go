@@ -17,29 +17,15 @@ import (
 )
 
 func TestRunNeedsATerminalOrYes(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--playbook", "local-disk")
-	if code != exitUsage || !strings.Contains(stderr, "no terminal to ask") || !strings.Contains(stderr, "--yes") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	if stdout != "" || len(testutil.Entries(t, dir)) != 0 {
-		t.Errorf("ran anyway: %q, %v", stdout, testutil.Entries(t, dir))
-	}
+	failsBeforeAnything(t, t.TempDir(), 0, []string{"run", "--no-tui", "--playbook", "local-disk"}, "no terminal to ask", "--yes")
 }
 
 func TestRunBadPlaybookFailsBeforeAnything(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("name: bad\ndescription: x\nsteps:\n  - id: a\n    title: A\n    hypothesis: h\n    reproduce: true\n    knobs:\n      - knob: tmpfss\n    persists: {conclude: x}\n    gone: {conclude: y}\n"), 0o600)
-	code, _, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--playbook", bad)
-	if code != exitUsage || !strings.Contains(stderr, bad+":9:") || !strings.Contains(stderr, "tmpfss") {
-		t.Errorf("exit %d, stderr %q; want the file, line and the unknown knob", code, stderr)
-	}
-	if left := testutil.Entries(t, dir); len(left) != 1 {
-		t.Errorf("left %v", left)
-	}
+	// The file, the line and the unknown knob.
+	failsBeforeAnything(t, dir, 1, []string{"run", "--no-tui", "--yes", "--playbook", bad}, bad+":9:", "tmpfss")
 }
 
 // TestRunTooShortFailsBeforeTheLog: a --duration that leaves too few
@@ -47,28 +33,14 @@ func TestRunBadPlaybookFailsBeforeAnything(t *testing.T) {
 // to stand in the way of the rerun.
 func TestRunTooShortFailsBeforeTheLog(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
-	code, stdout, stderr := runCLI(t, context.Background(), "run", "--no-tui", "--yes", "--dir", dir, "--duration", "3s", "--record", "w.jsonl")
-	if code != exitUsage || !strings.Contains(stderr, "fewer than 5 seconds to judge") || !strings.Contains(stderr, "--duration of at least") {
-		t.Errorf("exit %d, stderr %q; want a usage error saying how long a step must be", code, stderr)
-	}
-	if stdout != "" || len(testutil.Entries(t, dir)) != 0 {
-		t.Errorf("ran anyway: %q, left %v", stdout, testutil.Entries(t, dir))
-	}
+	failsBeforeAnything(t, dir, 0, []string{"run", "--no-tui", "--yes", "--dir", dir, "--duration", "3s", "--record", "w.jsonl"},
+		"fewer than 5 seconds to judge", "--duration of at least")
 }
 
 // TestFailOnRegressionNeedsNoTUI: the screen does not give the exit code a
 // job would read, so the flag asks for --no-tui instead of being ignored.
 func TestFailOnRegressionNeedsNoTUI(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	code, _, stderr := runCLI(t, context.Background(), "run", "--fail-on-regression", "--reference", "ref.jsonl", "--yes")
-	if code != exitUsage || !strings.Contains(stderr, "add --no-tui") {
-		t.Errorf("exit %d, stderr %q; want a usage error asking for --no-tui", code, stderr)
-	}
-	if left := testutil.Entries(t, dir); len(left) != 0 {
-		t.Errorf("left %v", left)
-	}
+	failsBeforeAnything(t, t.TempDir(), 0, []string{"run", "--fail-on-regression", "--reference", "ref.jsonl", "--yes"}, "add --no-tui")
 }
 
 func TestRunDryRunDescribesAndChangesNothing(t *testing.T) {
@@ -132,6 +104,20 @@ func TestRunFailOnRegression(t *testing.T) {
 	}
 }
 
+// TestReportAndReplayWantEvents: a log with no event in it (an empty file,
+// or not a session log) is an error for both, not an empty report or screen.
+func TestReportAndReplayWantEvents(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"report", "replay"} {
+		if code, _, stderr := runCLI(t, context.Background(), cmd, empty); code != exitFailure || !strings.Contains(stderr, empty+": no events in it") {
+			t.Errorf("%s of an empty log: exit %d, stderr %q; want 1 saying it has no events", cmd, code, stderr)
+		}
+	}
+}
+
 // TestRunInterruptedPutsTheHostBack sends SIGINT to the real binary in the
 // middle of the tmpfs step: the mount must be gone and the log readable.
 func TestRunInterruptedPutsTheHostBack(t *testing.T) {
@@ -171,26 +157,7 @@ func TestRunInterruptedPutsTheHostBack(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Errorf("exit %d, want 130:\n%s", code, out.String())
 	}
-	if m := tmpfsMount(t); m != "" {
-		t.Errorf("tmpfs still mounted on %s after SIGINT", m)
-	}
-	evs, bad, err := session.ReadLogFile(rec)
-	if err != nil || len(bad) > 0 {
-		t.Fatalf("log after SIGINT: %v %v", err, bad)
-	}
-	var reverted bool
-	var end *session.SessionEnd
-	for _, e := range evs {
-		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobReverted && k.Change.Knob == "tmpfs" {
-			reverted = true
-		}
-		if s, ok := e.Data.(*session.SessionEnd); ok {
-			end = s
-		}
-	}
-	if !reverted || end == nil || end.Ended != session.EndInterrupted {
-		t.Errorf("log: reverted %v, end %+v", reverted, end)
-	}
+	tmpfsPutBack(t, rec, session.EndInterrupted)
 }
 
 // TestRunKilledLeavesAReadableLog kills the walk with SIGKILL mid-step.
@@ -216,6 +183,33 @@ func TestRunKilledLeavesAReadableLog(t *testing.T) {
 	}
 	if len(evs) < 3 || samples == 0 {
 		t.Errorf("after kill -9: %d events, %d samples", len(evs), samples)
+	}
+}
+
+// tmpfsPutBack checks a walk that stopped in its tmpfs step: nothing is
+// mounted any more, and its log, whole, says tmpfs was put back and the
+// session ended as want.
+func tmpfsPutBack(t *testing.T, rec string, want session.Ending) {
+	t.Helper()
+	if m := tmpfsMount(t); m != "" {
+		t.Errorf("tmpfs still mounted on %s after the session %s", m, want)
+	}
+	evs, bad, err := session.ReadLogFile(rec)
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("log: %v %v", err, bad)
+	}
+	var reverted bool
+	var end *session.SessionEnd
+	for _, e := range evs {
+		if k, ok := e.Data.(*session.KnobEvent); ok && k.Action == session.KnobReverted && k.Change.Knob == "tmpfs" {
+			reverted = true
+		}
+		if s, ok := e.Data.(*session.SessionEnd); ok {
+			end = s
+		}
+	}
+	if !reverted || end == nil || end.Ended != want {
+		t.Errorf("log: tmpfs reverted %v, end %+v; want reverted, ended %s", reverted, end, want)
 	}
 }
 

@@ -92,78 +92,48 @@ func walk(t *testing.T, p *Playbook, outcomes map[string]Outcome) ([]string, str
 	return nil, ""
 }
 
-// The seeds' investigation: DoltHub downgraded the AMI (no change), left the
-// cluster (no change), moved the data to tmpfs (gone), turned fsync off
-// (gone) and moved from gp2 to gp3 (fixed).
-func TestWalkSeeds(t *testing.T) {
+// The walks through the default playbook, each to its conclusion.
+func TestWalk(t *testing.T) {
 	p, err := lookup("ebs-write-regression", fakeKnobs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, conclusion := walk(t, p, map[string]Outcome{
-		"reproduce":   Persists,
-		"image":       Persists,
-		"host":        Persists,
-		"tmpfs":       Gone,
-		"fsync":       Gone,
-		"volume-type": Gone,
-	})
-	if want := []string{"reproduce", "image", "host", "tmpfs", "fsync", "volume-type"}; !slices.Equal(path, want) {
-		t.Errorf("walked %v, want %v", path, want)
-	}
-	for _, w := range []string{"gp2", "gp3", "fsync"} {
-		if !strings.Contains(conclusion, w) {
-			t.Errorf("conclusion %q does not mention %s", conclusion, w)
-		}
-	}
-}
-
-// On a plain host the image and host steps cannot run: the walk goes on
-// to the disk, and ends without a volume to change.
-func TestWalkPlainHost(t *testing.T) {
-	p, err := lookup("ebs-write-regression", fakeKnobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, conclusion := walk(t, p, map[string]Outcome{
-		"reproduce":   Persists,
-		"image":       Unavailable,
-		"host":        Unavailable,
-		"tmpfs":       Gone,
-		"fsync":       Gone,
-		"volume-type": Unavailable,
-	})
-	if want := []string{"reproduce", "image", "host", "tmpfs", "fsync", "volume-type"}; !slices.Equal(path, want) {
-		t.Errorf("walked %v, want %v", path, want)
-	}
-	if !strings.Contains(conclusion, "flush latency of this disk") {
-		t.Errorf("conclusion %q", conclusion)
-	}
-}
-
-func TestWalkBranches(t *testing.T) {
-	p, err := lookup("ebs-write-regression", fakeKnobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const everyStep = "reproduce image host tmpfs fsync volume-type"
 	uu := map[string]struct {
 		outcomes map[string]Outcome
-		want     string
+		path     string   // the steps walked
+		says     []string // in the conclusion
 	}{
-		"not reproduced": {map[string]Outcome{"reproduce": Gone}, "Not reproduced"},
-		"the image":      {map[string]Outcome{"reproduce": Persists, "image": Gone}, "image change caused it"},
-		"the cluster":    {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Gone}, "The cluster caused it"},
+		// The seeds' investigation: DoltHub downgraded the AMI (no change),
+		// left the cluster (no change), moved the data to tmpfs (gone),
+		// turned fsync off (gone) and moved from gp2 to gp3 (fixed).
+		"the seeds": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Gone, "volume-type": Gone},
+			everyStep, []string{"gp2", "gp3", "fsync"}},
+		// On a plain host the image and host steps cannot run: the walk
+		// goes on to the disk, and ends without a volume to change.
+		"a plain host": {map[string]Outcome{"reproduce": Persists, "image": Unavailable, "host": Unavailable, "tmpfs": Gone, "fsync": Gone, "volume-type": Unavailable},
+			everyStep, []string{"flush latency of this disk"}},
+
+		"not reproduced": {map[string]Outcome{"reproduce": Gone}, "reproduce", []string{"Not reproduced"}},
+		"the image":      {map[string]Outcome{"reproduce": Persists, "image": Gone}, "reproduce image", []string{"image change caused it"}},
+		"the cluster":    {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Gone}, "reproduce image host", []string{"The cluster caused it"}},
 		"not the disk": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Persists},
-			"Not the disk"},
+			"reproduce image host tmpfs", []string{"Not the disk"}},
 		"not the flushes": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Persists},
-			"not its flushes"},
+			"reproduce image host tmpfs fsync", []string{"not its flushes"}},
 		"gp3 as slow": {map[string]Outcome{"reproduce": Persists, "image": Persists, "host": Persists, "tmpfs": Gone, "fsync": Gone, "volume-type": Persists},
-			"io2"},
+			everyStep, []string{"io2"}},
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
-			if _, c := walk(t, p, u.outcomes); !strings.Contains(c, u.want) {
-				t.Errorf("conclusion %q, want it to hold %q", c, u.want)
+			path, conclusion := walk(t, p, u.outcomes)
+			if got := strings.Join(path, " "); got != u.path {
+				t.Errorf("walked %s, want %s", got, u.path)
+			}
+			for _, w := range u.says {
+				if !strings.Contains(conclusion, w) {
+					t.Errorf("conclusion %q does not mention %q", conclusion, w)
+				}
 			}
 		})
 	}

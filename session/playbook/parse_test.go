@@ -72,226 +72,102 @@ func TestParseBase(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	type tc struct {
+	// The cases edit base with the test's t: a text that is not there
+	// fails the test at once.
+	uu := map[string]struct {
 		yaml string
 		at   string // line:column
 		want string // in the message
-	}
-	uu := map[string]func(t *testing.T) tc{
+	}{
 		// YAML itself.
-		"syntax": func(t *testing.T) tc {
-			return tc{"name: t\nsteps: [\n", "2:8", "sequence end token ']' not found"}
-		},
-		"colon in plain text": func(t *testing.T) tc {
-			return tc{edit(t, "title: Reproduce\n", "title: Reproduce: now\n"), "4:12", `must be quoted, like title: "Data: on tmpfs"`}
-		},
-		"duplicate key": func(t *testing.T) tc {
-			return tc{edit(t, "    title: Reproduce\n", "    title: Reproduce\n    title: Again\n"), "5:5", `mapping key "title" already defined at [4:5]`}
-		},
-		"alias without anchor": func(t *testing.T) tc {
-			return tc{edit(t, "title: On tmpfs", "title: *nope"), "10:12", "alias *nope: no anchor &nope before it"}
-		},
-		"empty file": func(t *testing.T) tc {
-			return tc{"", "1:1", "empty playbook"}
-		},
-		"only comments": func(t *testing.T) tc {
-			return tc{"# nothing yet\n", "1:1", "empty playbook"}
-		},
-		"two documents": func(t *testing.T) tc {
-			return tc{base + "---\nname: u\n", "18:1", "a playbook is one YAML document"}
-		},
-		"not a mapping": func(t *testing.T) tc {
-			return tc{"- id: reproduce\n", "1:1", "playbook: want a mapping (key: value lines), found a list"}
-		},
+		"syntax":               {"name: t\nsteps: [\n", "2:8", "sequence end token ']' not found"},
+		"colon in plain text":  {edit(t, "title: Reproduce\n", "title: Reproduce: now\n"), "4:12", `must be quoted, like title: "Data: on tmpfs"`},
+		"duplicate key":        {edit(t, "    title: Reproduce\n", "    title: Reproduce\n    title: Again\n"), "5:5", `mapping key "title" already defined at [4:5]`},
+		"alias without anchor": {edit(t, "title: On tmpfs", "title: *nope"), "10:12", "alias *nope: no anchor &nope before it"},
+		"empty file":           {"", "1:1", "empty playbook"},
+		"only comments":        {"# nothing yet\n", "1:1", "empty playbook"},
+		"two documents":        {base + "---\nname: u\n", "18:1", "a playbook is one YAML document"},
+		"not a mapping":        {"- id: reproduce\n", "1:1", "playbook: want a mapping (key: value lines), found a list"},
 
 		// Unknown fields, at every level.
-		"unknown field": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nstepz: 1\n"), "2:1", `playbook: unknown field "stepz" (fields: name, description, workload,`}
-		},
-		"unknown step field": func(t *testing.T) tc {
-			return tc{edit(t, "    reproduce: true\n", "    reproduce: true\n    knob: tmpfs\n"), "7:5", `step "reproduce": unknown field "knob" (fields: id, title,`}
-		},
-		"unknown workload field": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {blocksize: 4k}\n"), "2:12", `workload: unknown field "blocksize" (fields: workload, dir, bs, file_size, sync, prealloc, threads, keep, test,`}
-		},
-		"unknown knob field": func(t *testing.T) tc {
-			return tc{edit(t, "        with:", "        width:"), "14:9", `step "tmpfs": knob: unknown field "width" (fields: knob, with)`}
-		},
-		"unknown target field": func(t *testing.T) tc {
-			return tc{edit(t, "{conclude: The disk.}", "{conclusion: The disk.}"), "16:12", `step "tmpfs": gone: unknown field "conclusion" (fields: next, conclude)`}
-		},
-		"unknown meaning": func(t *testing.T) tc {
-			return tc{edit(t, "    reproduce: true\n", "    reproduce: true\n    meaning: {fixed: yes}\n"), "7:15", `step "reproduce": meaning: unknown field "fixed" (fields: persists, gone, unavailable)`}
-		},
+		"unknown field":          {edit(t, "name: t\n", "name: t\nstepz: 1\n"), "2:1", `playbook: unknown field "stepz" (fields: name, description, workload,`},
+		"unknown step field":     {edit(t, "    reproduce: true\n", "    reproduce: true\n    knob: tmpfs\n"), "7:5", `step "reproduce": unknown field "knob" (fields: id, title,`},
+		"unknown workload field": {edit(t, "name: t\n", "name: t\nworkload: {blocksize: 4k}\n"), "2:12", `workload: unknown field "blocksize" (fields: workload, dir, bs, file_size, sync, prealloc, threads, keep, test,`},
+		"unknown knob field":     {edit(t, "        with:", "        width:"), "14:9", `step "tmpfs": knob: unknown field "width" (fields: knob, with)`},
+		"unknown target field":   {edit(t, "{conclude: The disk.}", "{conclusion: The disk.}"), "16:12", `step "tmpfs": gone: unknown field "conclusion" (fields: next, conclude)`},
+		"unknown meaning":        {edit(t, "    reproduce: true\n", "    reproduce: true\n    meaning: {fixed: yes}\n"), "7:15", `step "reproduce": meaning: unknown field "fixed" (fields: persists, gone, unavailable)`},
 
 		// Bad values.
-		"bad size": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {bs: 4x}\n"), "2:16", `workload.bs: size "4x": unknown unit "x"`}
-		},
-		"bad threads": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {threads: many}\n"), "2:21", `workload.threads: want a whole number, found "many"`}
-		},
-		"workload not a mapping": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: fsync\n"), "2:11", `workload: want a mapping (key: value lines), found "fsync"`}
-		},
-		"workload duration": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {duration: 5s}\n"), "2:12", "workload.duration: a step runs for the playbook's duration"}
-		},
-		"workload invalid": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload:\n  bs: 4k\n  threads: 0\n"), "4:12", "workload: --threads 0: want 1 to"}
-		},
-		"workload invalid kind": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nworkload: {workload: sysbenchx}\n"), "2:22", `workload: workload "sysbenchx": want one of fsync, sysbench, pgbench, fio, command`}
-		},
-		"bad duration": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nduration: 20\n"), "2:11", `duration: duration "20": want a number with a unit, like 30s or 2m`}
-		},
-		"short duration": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nduration: 500ms\n"), "2:11", "duration 500ms: want at least 1s (samples are one second each)"}
-		},
-		"bad step duration": func(t *testing.T) tc {
-			return tc{edit(t, "    reproduce: true\n", "    reproduce: true\n    duration: soon\n"), "7:15", `step "reproduce": duration: duration "soon"`}
-		},
-		"negative warmup": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nwarmup: -1s\n"), "2:9", "warmup -1s: want 0s or more"}
-		},
-		"threshold without unit": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nthreshold: 10\n"), "2:12", "threshold 10: want a relative change between 0 and 1, like 10% or 0.1"}
-		},
-		"threshold over 100%": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nthreshold: 150%\n"), "2:12", "threshold 150%: want a relative change"}
-		},
-		"threshold not a number": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nthreshold: some\n"), "2:12", "threshold some: want"}
-		},
-		"bad metric": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "name: t\nmetric: p42_ms\n"), "2:9", `metric "p42_ms": want one of p50_ms, p95_ms, p99_ms, max_ms, avg_ms, ops_per_s, mib_per_s`}
-		},
-		"title is a mapping": func(t *testing.T) tc {
-			return tc{edit(t, "title: Reproduce\n", "title: {a: b}\n"), "4:12", `step "reproduce": title: want text, found a mapping`}
-		},
-		"title on two lines": func(t *testing.T) tc {
-			return tc{edit(t, "title: Reproduce\n", "title: |\n      Two\n      lines\n"), "4:12", `step "reproduce": title: want one line of text`}
-		},
-		"reproduce not a boolean": func(t *testing.T) tc {
-			return tc{edit(t, "reproduce: true", "reproduce: yes please"), "6:16", `step "reproduce": reproduce: want true or false, found "yes please"`}
-		},
-		"bad id": func(t *testing.T) tc {
-			return tc{edit(t, "  - id: tmpfs\n", "  - id: on tmpfs\n"), "9:9", `step 2: id "on tmpfs": use letters, digits`}
-		},
-		"steps not a list": func(t *testing.T) tc {
-			return tc{"name: t\nsteps: {id: a}\n", "2:8", "steps: want a list of steps"}
-		},
-		"step not a mapping": func(t *testing.T) tc {
-			return tc{"name: t\nsteps:\n  - reproduce\n", "3:5", `step 1: want a mapping (key: value lines), found "reproduce"`}
-		},
-		"knobs not a list": func(t *testing.T) tc {
-			return tc{edit(t, "    knobs:\n      - knob: tmpfs\n        with: {size: 1g}\n", "    knobs: tmpfs\n"), "12:12", `step "tmpfs": knobs: want a list`}
-		},
-		"setting not a value": func(t *testing.T) tc {
-			return tc{edit(t, "{size: 1g}", "{size: [1g]}"), "14:22", `step "tmpfs": with.size: want a single value, found a list`}
-		},
+		"bad size":                {edit(t, "name: t\n", "name: t\nworkload: {bs: 4x}\n"), "2:16", `workload.bs: size "4x": unknown unit "x"`},
+		"bad threads":             {edit(t, "name: t\n", "name: t\nworkload: {threads: many}\n"), "2:21", `workload.threads: want a whole number, found "many"`},
+		"workload not a mapping":  {edit(t, "name: t\n", "name: t\nworkload: fsync\n"), "2:11", `workload: want a mapping (key: value lines), found "fsync"`},
+		"workload duration":       {edit(t, "name: t\n", "name: t\nworkload: {duration: 5s}\n"), "2:12", "workload.duration: a step runs for the playbook's duration"},
+		"workload invalid":        {edit(t, "name: t\n", "name: t\nworkload:\n  bs: 4k\n  threads: 0\n"), "4:12", "workload: --threads 0: want 1 to"},
+		"workload invalid kind":   {edit(t, "name: t\n", "name: t\nworkload: {workload: sysbenchx}\n"), "2:22", `workload: workload "sysbenchx": want one of fsync, sysbench, pgbench, fio, command`},
+		"bad duration":            {edit(t, "name: t\n", "name: t\nduration: 20\n"), "2:11", `duration: duration "20": want a number with a unit, like 30s or 2m`},
+		"short duration":          {edit(t, "name: t\n", "name: t\nduration: 500ms\n"), "2:11", "duration 500ms: want at least 1s (samples are one second each)"},
+		"bad step duration":       {edit(t, "    reproduce: true\n", "    reproduce: true\n    duration: soon\n"), "7:15", `step "reproduce": duration: duration "soon"`},
+		"negative warmup":         {edit(t, "name: t\n", "name: t\nwarmup: -1s\n"), "2:9", "warmup -1s: want 0s or more"},
+		"threshold without unit":  {edit(t, "name: t\n", "name: t\nthreshold: 10\n"), "2:12", "threshold 10: want a relative change between 0 and 1, like 10% or 0.1"},
+		"threshold over 100%":     {edit(t, "name: t\n", "name: t\nthreshold: 150%\n"), "2:12", "threshold 150%: want a relative change"},
+		"threshold not a number":  {edit(t, "name: t\n", "name: t\nthreshold: some\n"), "2:12", "threshold some: want"},
+		"bad metric":              {edit(t, "name: t\n", "name: t\nmetric: p42_ms\n"), "2:9", `metric "p42_ms": want one of p50_ms, p95_ms, p99_ms, max_ms, avg_ms, ops_per_s, mib_per_s`},
+		"title is a mapping":      {edit(t, "title: Reproduce\n", "title: {a: b}\n"), "4:12", `step "reproduce": title: want text, found a mapping`},
+		"title on two lines":      {edit(t, "title: Reproduce\n", "title: |\n      Two\n      lines\n"), "4:12", `step "reproduce": title: want one line of text`},
+		"reproduce not a boolean": {edit(t, "reproduce: true", "reproduce: yes please"), "6:16", `step "reproduce": reproduce: want true or false, found "yes please"`},
+		"bad id":                  {edit(t, "  - id: tmpfs\n", "  - id: on tmpfs\n"), "9:9", `step 2: id "on tmpfs": use letters, digits`},
+		"steps not a list":        {"name: t\nsteps: {id: a}\n", "2:8", "steps: want a list of steps"},
+		"step not a mapping":      {"name: t\nsteps:\n  - reproduce\n", "3:5", `step 1: want a mapping (key: value lines), found "reproduce"`},
+		"knobs not a list":        {edit(t, "    knobs:\n      - knob: tmpfs\n        with: {size: 1g}\n", "    knobs: tmpfs\n"), "12:12", `step "tmpfs": knobs: want a list`},
+		"setting not a value":     {edit(t, "{size: 1g}", "{size: [1g]}"), "14:22", `step "tmpfs": with.size: want a single value, found a list`},
 
 		// Required fields.
-		"missing name": func(t *testing.T) tc {
-			return tc{edit(t, "name: t\n", "description: d\n"), "1:1", "missing name"}
-		},
-		"missing steps": func(t *testing.T) tc {
-			return tc{"name: t\n", "1:1", "missing steps"}
-		},
-		"no steps": func(t *testing.T) tc {
-			return tc{"name: t\nsteps: []\n", "2:8", "steps: no steps"}
-		},
-		"missing id": func(t *testing.T) tc {
-			return tc{edit(t, "  - id: tmpfs\n    title: On tmpfs\n", "  - title: On tmpfs\n"), "9:5", "step 2: missing id"}
-		},
-		"missing title": func(t *testing.T) tc {
-			return tc{edit(t, "    title: On tmpfs\n", ""), "9:9", `step "tmpfs": missing title`}
-		},
-		"empty title": func(t *testing.T) tc {
-			return tc{edit(t, "    title: On tmpfs\n", "    title: \"\"\n"), "9:9", `step "tmpfs": missing title`}
-		},
-		"missing hypothesis": func(t *testing.T) tc {
-			return tc{edit(t, "    hypothesis: It shows here.\n", ""), "3:9", `step "reproduce": missing hypothesis`}
-		},
-		"missing gone": func(t *testing.T) tc {
-			return tc{edit(t, "    gone: {conclude: Not reproduced.}\n", ""), "3:9", `step "reproduce": missing gone`}
-		},
-		"missing knob name": func(t *testing.T) tc {
-			return tc{edit(t, "      - knob: tmpfs\n        with:", "      - with:"), "13:9", `step "tmpfs": missing knob`}
-		},
+		"missing name":       {edit(t, "name: t\n", "description: d\n"), "1:1", "missing name"},
+		"missing steps":      {"name: t\n", "1:1", "missing steps"},
+		"no steps":           {"name: t\nsteps: []\n", "2:8", "steps: no steps"},
+		"missing id":         {edit(t, "  - id: tmpfs\n    title: On tmpfs\n", "  - title: On tmpfs\n"), "9:5", "step 2: missing id"},
+		"missing title":      {edit(t, "    title: On tmpfs\n", ""), "9:9", `step "tmpfs": missing title`},
+		"empty title":        {edit(t, "    title: On tmpfs\n", "    title: \"\"\n"), "9:9", `step "tmpfs": missing title`},
+		"missing hypothesis": {edit(t, "    hypothesis: It shows here.\n", ""), "3:9", `step "reproduce": missing hypothesis`},
+		"missing gone":       {edit(t, "    gone: {conclude: Not reproduced.}\n", ""), "3:9", `step "reproduce": missing gone`},
+		"missing knob name":  {edit(t, "      - knob: tmpfs\n        with:", "      - with:"), "13:9", `step "tmpfs": missing knob`},
 
 		// Steps and targets.
-		"duplicate id": func(t *testing.T) tc {
-			return tc{edit(t, "  - id: tmpfs\n", "  - id: reproduce\n"), "9:9", `duplicate step id "reproduce" (first on line 3)`}
-		},
-		"no such step": func(t *testing.T) tc {
-			return tc{edit(t, "persists: tmpfs", "persists: tmpfz"), "7:15", `step "reproduce": persists: no step "tmpfz" (steps: reproduce, tmpfs)`}
-		},
-		"no such next step": func(t *testing.T) tc {
-			return tc{edit(t, "persists: tmpfs", "persists: {next: tmpfz}"), "7:22", `step "reproduce": persists: no step "tmpfz"`}
-		},
-		"no such unavailable step": func(t *testing.T) tc {
-			return tc{edit(t, "    persists: tmpfs\n", "    persists: tmpfs\n    unavailable: image\n"), "8:18", `step "reproduce": unavailable: no step "image" (steps: reproduce, tmpfs)`}
-		},
-		"next and conclude": func(t *testing.T) tc {
-			return tc{edit(t, "    gone: {conclude: The disk.}", "    gone: {next: reproduce, conclude: The disk.}"), "16:11", `step "tmpfs": gone: give next or conclude, not both`}
-		},
-		"neither next nor conclude": func(t *testing.T) tc {
-			return tc{edit(t, "    gone: {conclude: The disk.}", "    gone: {}"), "16:11", `step "tmpfs": gone: give next or conclude`}
-		},
-		"empty target": func(t *testing.T) tc {
-			return tc{edit(t, "    gone: {conclude: The disk.}", "    gone:"), "16:5", `step "tmpfs": gone: say where to go`}
-		},
-		"empty conclusion": func(t *testing.T) tc {
-			return tc{edit(t, "{conclude: The disk.}", "{conclude: \"\"}"), "16:22", `step "tmpfs": gone: conclude: want the sentence`}
-		},
-		"unknown knob": func(t *testing.T) tc {
-			return tc{edit(t, "knob: tmpfs", "knob: ramdisk"), "13:15", `step "tmpfs": unknown knob "ramdisk" (knobs: tmpfs, fsync,`}
-		},
-		"bad knob setting": func(t *testing.T) tc {
-			return tc{edit(t, "{size: 1g}", "{size: 1x}"), "14:22", `step "tmpfs": tmpfs: size "1x": unknown unit "x"`}
-		},
-		"unknown knob setting": func(t *testing.T) tc {
-			return tc{edit(t, "{size: 1g}", "{size: 1g, sise: 2g}"), "14:32", `step "tmpfs": tmpfs: unknown setting "sise" (settings: size)`}
-		},
-		"cycle": func(t *testing.T) tc {
-			return tc{edit(t, "    gone: {conclude: The disk.}", "    gone: reproduce"), "16:11", `step "tmpfs": gone: the walk goes round in a circle: reproduce -> tmpfs -> reproduce`}
-		},
-		"step leads to itself": func(t *testing.T) tc {
-			return tc{edit(t, "    gone: {conclude: The disk.}", "    gone: tmpfs"), "16:11", "circle: tmpfs -> tmpfs"}
-		},
-		"unreachable": func(t *testing.T) tc {
-			return tc{edit(t, "persists: tmpfs", "persists: {conclude: Stop.}"), "9:9", `step "tmpfs" is never reached: no persists, gone or unavailable leads to it from "reproduce"`}
-		},
-		"no reproduce step": func(t *testing.T) tc {
-			return tc{edit(t, "    reproduce: true\n", ""), "3:9", `step "reproduce": the first step must reproduce the regression (reproduce: true)`}
-		},
-		"first step does not reproduce": func(t *testing.T) tc {
-			return tc{edit(t, "reproduce: true", "reproduce: false"), "6:16", "the first step must reproduce the regression"}
-		},
-		"reproduce not first": func(t *testing.T) tc {
-			return tc{edit(t, "    hypothesis: The disk is slow.\n", "    hypothesis: The disk is slow.\n    reproduce: true\n"), "12:16", `step "tmpfs": reproduce: only the first step reproduces the regression (step "reproduce" is first)`}
-		},
+		"duplicate id":                  {edit(t, "  - id: tmpfs\n", "  - id: reproduce\n"), "9:9", `duplicate step id "reproduce" (first on line 3)`},
+		"no such step":                  {edit(t, "persists: tmpfs", "persists: tmpfz"), "7:15", `step "reproduce": persists: no step "tmpfz" (steps: reproduce, tmpfs)`},
+		"no such next step":             {edit(t, "persists: tmpfs", "persists: {next: tmpfz}"), "7:22", `step "reproduce": persists: no step "tmpfz"`},
+		"no such unavailable step":      {edit(t, "    persists: tmpfs\n", "    persists: tmpfs\n    unavailable: image\n"), "8:18", `step "reproduce": unavailable: no step "image" (steps: reproduce, tmpfs)`},
+		"next and conclude":             {edit(t, "    gone: {conclude: The disk.}", "    gone: {next: reproduce, conclude: The disk.}"), "16:11", `step "tmpfs": gone: give next or conclude, not both`},
+		"neither next nor conclude":     {edit(t, "    gone: {conclude: The disk.}", "    gone: {}"), "16:11", `step "tmpfs": gone: give next or conclude`},
+		"empty target":                  {edit(t, "    gone: {conclude: The disk.}", "    gone:"), "16:5", `step "tmpfs": gone: say where to go`},
+		"empty conclusion":              {edit(t, "{conclude: The disk.}", "{conclude: \"\"}"), "16:22", `step "tmpfs": gone: conclude: want the sentence`},
+		"unknown knob":                  {edit(t, "knob: tmpfs", "knob: ramdisk"), "13:15", `step "tmpfs": unknown knob "ramdisk" (knobs: tmpfs, fsync,`},
+		"bad knob setting":              {edit(t, "{size: 1g}", "{size: 1x}"), "14:22", `step "tmpfs": tmpfs: size "1x": unknown unit "x"`},
+		"unknown knob setting":          {edit(t, "{size: 1g}", "{size: 1g, sise: 2g}"), "14:32", `step "tmpfs": tmpfs: unknown setting "sise" (settings: size)`},
+		"cycle":                         {edit(t, "    gone: {conclude: The disk.}", "    gone: reproduce"), "16:11", `step "tmpfs": gone: the walk goes round in a circle: reproduce -> tmpfs -> reproduce`},
+		"step leads to itself":          {edit(t, "    gone: {conclude: The disk.}", "    gone: tmpfs"), "16:11", "circle: tmpfs -> tmpfs"},
+		"unreachable":                   {edit(t, "persists: tmpfs", "persists: {conclude: Stop.}"), "9:9", `step "tmpfs" is never reached: no persists, gone or unavailable leads to it from "reproduce"`},
+		"no reproduce step":             {edit(t, "    reproduce: true\n", ""), "3:9", `step "reproduce": the first step must reproduce the regression (reproduce: true)`},
+		"first step does not reproduce": {edit(t, "reproduce: true", "reproduce: false"), "6:16", "the first step must reproduce the regression"},
+		"reproduce not first":           {edit(t, "    hypothesis: The disk is slow.\n", "    hypothesis: The disk is slow.\n    reproduce: true\n"), "12:16", `step "tmpfs": reproduce: only the first step reproduces the regression (step "reproduce" is first)`},
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
-			c := u(t)
-			p, err := Parse("t.yaml", []byte(c.yaml), fakeKnobs)
+			p, err := Parse("t.yaml", []byte(u.yaml), fakeKnobs)
 			if err == nil {
-				t.Fatalf("parsed, want an error at %s with %q; got %+v", c.at, c.want, p)
+				t.Fatalf("parsed, want an error at %s with %q; got %+v", u.at, u.want, p)
 			}
 			e, ok := err.(*Error)
 			if !ok {
 				t.Fatalf("error is a %T, want *Error: %v", err, err)
 			}
-			if got := fmt.Sprintf("%d:%d", e.Line, e.Column); got != c.at {
-				t.Errorf("at %s, want %s: %v", got, c.at, err)
+			if got := fmt.Sprintf("%d:%d", e.Line, e.Column); got != u.at {
+				t.Errorf("at %s, want %s: %v", got, u.at, err)
 			}
-			if !strings.Contains(e.Msg, c.want) {
-				t.Errorf("message %q does not hold %q", e.Msg, c.want)
+			if !strings.Contains(e.Msg, u.want) {
+				t.Errorf("message %q does not hold %q", e.Msg, u.want)
 			}
-			if prefix := "t.yaml:" + c.at + ": "; !strings.HasPrefix(err.Error(), prefix) && e.Line > 0 {
+			if prefix := "t.yaml:" + u.at + ": "; !strings.HasPrefix(err.Error(), prefix) && e.Line > 0 {
 				t.Errorf("Error() = %q, want it to start with %q", err.Error(), prefix)
 			}
 		})

@@ -65,12 +65,9 @@ func (d *decoder) step(n ast.Node, i int, checkKnob func(string, knob.Settings) 
 		if f.key != "id" {
 			continue
 		}
-		id, ok, err := d.line(f, what+": id")
+		id, err := d.required(d.line, f, what+": id", "a name for the step, like tmpfs or fsync-off")
 		if err != nil {
 			return s, a, err
-		}
-		if !ok {
-			return s, a, d.at(f.node(), "%s: id: want a name for the step, like tmpfs or fsync-off", what)
 		}
 		if !validID.MatchString(id) {
 			return s, a, d.at(f.value, "%s: id %q: use letters, digits, '.', '_' and '-' (like fsync-off)", what, id)
@@ -178,12 +175,9 @@ func (d *decoder) knobs(f field, what string, checkKnob func(string, knob.Settin
 		for _, kf := range fs {
 			switch kf.key {
 			case "knob":
-				name, ok, err := d.line(kf, what+": knob")
+				name, err := d.required(d.line, kf, what+": knob", "a knob name (knobs: "+knob.Names()+")")
 				if err != nil {
 					return nil, err
-				}
-				if !ok {
-					return nil, d.at(kf.node(), "%s: knob: want a knob name (knobs: %s)", what, knob.Names())
 				}
 				use.Knob, nameNode = name, kf.value
 			case "with":
@@ -260,21 +254,15 @@ func (d *decoder) target(f field, what string) (Target, ast.Node, *Error) {
 	for _, tf := range fs {
 		switch tf.key {
 		case "next":
-			s, ok, err := d.line(tf, what+": next")
+			s, err := d.required(d.line, tf, what+": next", "a step id")
 			if err != nil {
 				return Target{}, nil, err
-			}
-			if !ok {
-				return Target{}, nil, d.at(tf.node(), "%s: next: want a step id", what)
 			}
 			t.Next, blame = s, tf.value
 		case "conclude":
-			s, ok, err := d.text(tf, what+": conclude")
+			s, err := d.required(d.text, tf, what+": conclude", "the sentence the walk ends with")
 			if err != nil {
 				return Target{}, nil, err
-			}
-			if !ok {
-				return Target{}, nil, d.at(tf.node(), "%s: conclude: want the sentence the walk ends with", what)
 			}
 			t.Conclude = s
 		}

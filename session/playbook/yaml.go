@@ -99,28 +99,18 @@ func (d *decoder) syntaxError(err error) *Error {
 // collectAnchors records every anchor of the document, in order, so an
 // alias can be resolved to the latest anchor of its name before it.
 func (d *decoder) collectAnchors(n ast.Node) {
-	switch v := n.(type) {
-	case *ast.AnchorNode:
-		d.anchors = append(d.anchors, v)
-		d.collectAnchors(v.Value)
-	case *ast.TagNode:
-		d.collectAnchors(v.Value)
-	case *ast.MappingNode:
-		for _, mv := range v.Values {
-			d.collectAnchors(mv)
-		}
-	case *ast.MappingValueNode:
-		if v.Key != nil {
-			d.collectAnchors(v.Key)
-		}
-		d.collectAnchors(v.Value)
-	case *ast.MappingKeyNode:
-		d.collectAnchors(v.Value)
-	case *ast.SequenceNode:
-		for _, e := range v.Values {
-			d.collectAnchors(e)
-		}
+	ast.Walk((*anchors)(&d.anchors), n)
+}
+
+// anchors gathers the anchors ast.Walk meets: it walks depth first, key
+// before value, which is the order they are written in.
+type anchors []*ast.AnchorNode
+
+func (as *anchors) Visit(n ast.Node) ast.Visitor {
+	if a, ok := n.(*ast.AnchorNode); ok {
+		*as = append(*as, a)
 	}
+	return as
 }
 
 // maxIndirections bounds the chains of tags, anchors, aliases and merge
@@ -308,6 +298,19 @@ func (d *decoder) line(f field, what string) (string, bool, *Error) {
 		return "", false, d.at(f.value, "%s: want one line of text", what)
 	}
 	return s, ok, err
+}
+
+// required reads a field that must say something, with read (d.line or
+// d.text); want is what an empty one should have said.
+func (d *decoder) required(read func(field, string) (string, bool, *Error), f field, what, want string) (string, *Error) {
+	s, ok, err := read(f, what)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", d.at(f.node(), "%s: want %s", what, want)
+	}
+	return s, nil
 }
 
 // describe names what a node is, for "want X, found Y".
