@@ -151,24 +151,9 @@ func median(ss []probe.Sample, f probe.Field) float64 {
 
 // processesUsing lists the processes whose command line names a path
 // under dir: a server left running there.
-func processesUsing(t *testing.T, dir string) []string {
+func processesUsing(t *testing.T, dir string) []testutil.Process {
 	t.Helper()
-	pids, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, p := range pids {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.Contains(cmd, dir) && !strings.Contains(cmd, "losetup") {
-			out = append(out, filepath.Base(filepath.Dir(p))+": "+cmd)
-		}
-	}
-	return out
+	return testutil.Processes(t, func(p testutil.Process) bool { return p.HasArg(dir) && !p.HasArg("losetup") })
 }
 
 // A missing sysbench or MariaDB is found before the walk starts: exit 1,
@@ -212,7 +197,8 @@ func TestDatabaseWalkKilled(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	var procs, files []string
+	var procs []testutil.Process
+	var files []string
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		procs, files = processesUsing(t, data), testutil.Entries(t, data)
 		if len(procs) == 0 && len(files) == 0 {

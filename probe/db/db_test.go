@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
@@ -158,7 +159,7 @@ func TestServer(t *testing.T) {
 				if _, err := os.Stat(s.DataDir); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("data dir %s is still there after Stop (stat: %v)", s.DataDir, err)
 				}
-				if !gone(pid) {
+				if proc.Alive(pid) {
 					t.Errorf("%s (pid %d) still runs after Stop", kind, pid)
 				}
 				if left := groupMembers(t, pid); len(left) > 0 {

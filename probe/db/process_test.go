@@ -7,58 +7,30 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
+	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
 // These tests check what the supervisor does for a managed server: its
 // process group goes with it, and so does the server when perfbisect dies.
 
-// procStat returns the fields of /proc/<pid>/stat after the command name
-// (state, ppid, pgrp, …), or nil when there is no such process.
-func procStat(pid string) []string {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return nil
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(string(stat[i+1:]))
-}
-
-// gone reports whether no process has pid, or only its zombie: an orphan
-// killed with its parent waits for PID 1 to reap it, and PID 1 in a container
-// may be slow to.
-func gone(pid int) bool {
-	f := procStat(strconv.Itoa(pid))
-	return f == nil || f[0] == "Z"
-}
-
 // groupMembers lists the live (not zombie) processes in process group pgid.
-func groupMembers(t *testing.T, pgid int) []string {
+func groupMembers(t *testing.T, pgid int) []testutil.Process {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []string
-	for _, e := range entries {
-		if f := procStat(e.Name()); len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			pids = append(pids, e.Name())
-		}
-	}
-	return pids
+	return testutil.Processes(t, func(p testutil.Process) bool { return p.Pgrp == pgid && p.State != "Z" })
 }
 
+// waitGone waits for pid to end. Its zombie counts as gone: an orphan
+// killed with its parent waits for PID 1 to reap it, and PID 1 in a
+// container may be slow to.
 func waitGone(t *testing.T, pid int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
-	for !gone(pid) {
+	for proc.Alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d still runs %s later", pid, within)
 		}
@@ -127,7 +99,7 @@ func TestServerDiesWithPerfbisect(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("child said %q: %v", line, err)
 	}
-	if gone(pid) {
+	if !proc.Alive(pid) {
 		t.Fatalf("server pid %d is not running", pid)
 	}
 	cmd.Process.Kill()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // TestFailedStart makes each server refuse to start: the error quotes its
@@ -44,7 +46,7 @@ func TestFailedStart(t *testing.T) {
 			if left, _ := os.ReadDir(dir); len(left) != 0 {
 				t.Errorf("%s holds %d entries after a failed start, want none", dir, len(left))
 			}
-			if !gone(s.proc.Pid()) {
+			if proc.Alive(s.proc.Pid()) {
 				t.Errorf("pid %d still runs after a failed start", s.proc.Pid())
 			}
 		})

@@ -1,14 +1,13 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/db"
 )
@@ -91,10 +90,10 @@ func TestSysbenchExisting(t *testing.T) {
 	s.Tables, s.Threads = 2, 2
 	s.DB, s.DBSocket, s.DBUser, s.DBName, s.DBPasswordEnv = probe.DBExisting, srv.Conn.Socket, "bench", "sbtest", "PERFBISECT_TEST_PW"
 	w := newWorkload(t, s)
-	seen := make(chan []int, 1)
+	seen := make(chan []testutil.Process, 1)
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
-		seen <- cmdlinesWith(pw)
+		seen <- cmdlinesWith(t, pw)
 	}()
 	ss, sum := collect(t, ctx, w, 30*time.Second)
 	if len(ss) < 2 || sum.Ended != probe.EndCompleted {
@@ -136,16 +135,10 @@ func TestSysbenchCancel(t *testing.T) {
 	nothingLeft(t, dir, "the server's data dir")
 }
 
-// cmdlinesWith lists the processes with s in their command line.
-func cmdlinesWith(s string) []int {
-	var pids []int
-	for _, pid := range processesMentioning(s) {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if bytes.Contains(b, []byte(s)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+// cmdlinesWith lists the other processes with s in their command line.
+func cmdlinesWith(t *testing.T, s string) []testutil.Process {
+	t.Helper()
+	return testutil.Processes(t, func(p testutil.Process) bool { return p.Pid != os.Getpid() && p.HasArg(s) })
 }
 
 func TestPgbenchManaged(t *testing.T) {

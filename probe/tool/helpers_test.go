@@ -1,15 +1,13 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
 )
 
@@ -83,26 +81,12 @@ func checkSamples(t *testing.T, ss []probe.Sample) {
 	}
 }
 
-// processesMentioning lists the processes whose command line or environment
-// holds s (as the tools run in a test's directory, this finds what they
-// left behind).
-func processesMentioning(s string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		for _, f := range []string{"cmdline", "environ"} {
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), f))
-			if err == nil && bytes.Contains(b, []byte(s)) {
-				pids = append(pids, pid)
-				break
-			}
-		}
-	}
-	return pids
+// processesMentioning lists the other processes whose command line or
+// environment holds s (as the tools run in a test's directory, this finds
+// what they left behind).
+func processesMentioning(t *testing.T, s string) []testutil.Process {
+	t.Helper()
+	return testutil.Processes(t, func(p testutil.Process) bool { return p.Pid != os.Getpid() && p.Mentions(s) })
 }
 
 // nothingLeft checks that a run left nothing behind in dir: neither what
@@ -119,12 +103,12 @@ func noProcessesLeft(t *testing.T, marker string) {
 	t.Helper()
 	// SIGKILLed processes may take a moment to be gone from /proc.
 	for range 20 {
-		if len(processesMentioning(marker)) == 0 {
+		if len(processesMentioning(t, marker)) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Errorf("processes left running: %v", processesMentioning(marker))
+	t.Errorf("processes left running: %v", processesMentioning(t, marker))
 }
 
 func spec(workload string, d time.Duration) probe.Spec {
