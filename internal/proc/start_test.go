@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
 // These tests start real processes: the fake in proctest stands in for
@@ -252,19 +254,14 @@ func TestRunCancelled(t *testing.T) {
 	}
 }
 
+// A program that does not start has its files closed all the same.
 func TestStartFails(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	_, err = Run(t.Context(), Cmd{Path: "/nonexistent/prog", Files: []*os.File{r}})
-	if err == nil || !strings.Contains(err.Error(), "start prog: ") {
-		t.Errorf("err = %v", err)
-	}
-	if _, err := r.Stat(); err == nil {
-		t.Error("the file passed to a program that did not start is still open")
-	}
+	testutil.ClosesFile(t, func(f *os.File) {
+		_, err := Run(t.Context(), Cmd{Path: "/nonexistent/prog", Files: []*os.File{f}})
+		if err == nil || !strings.Contains(err.Error(), "start prog: ") {
+			t.Errorf("err = %v", err)
+		}
+	})
 }
 
 // The agent is stopped by closing its stdin: what it was sent arrives.

@@ -76,3 +76,20 @@ func Entries(t testing.TB, dir string) []string {
 	}
 	return names
 }
+
+// ClosesFile hands use a file (a pipe's read end) to pass to a program, and
+// fails the test if it is still open when use returns: a runner closes the
+// files it was given for a program, whether the program started or not.
+func ClosesFile(t testing.TB, use func(f *os.File)) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	use(r)
+	if _, err := r.Stat(); err == nil {
+		t.Error("the file passed to the program is still open")
+		r.Close()
+	}
+}

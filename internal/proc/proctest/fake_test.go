@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
+	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
 // recorder is a TB that keeps what the fake reports, so these tests can
@@ -139,17 +140,11 @@ func TestFakeStart(t *testing.T) {
 }
 
 func TestFakeClosesFiles(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	f := New(t)
 	f.ExpectRun("sysbench").FailToStart(errors.New("no such file"))
-	if _, err := f.Run(t.Context(), proc.Cmd{Path: "sysbench", Files: []*os.File{r}}); err == nil || err.Error() != "start sysbench: no such file" {
-		t.Errorf("err = %v", err)
-	}
-	if _, err := r.Stat(); err == nil {
-		t.Error("the fake left a file passed to the program open")
-	}
+	testutil.ClosesFile(t, func(file *os.File) {
+		if _, err := f.Run(t.Context(), proc.Cmd{Path: "sysbench", Files: []*os.File{file}}); err == nil || err.Error() != "start sysbench: no such file" {
+			t.Errorf("err = %v", err)
+		}
+	})
 }
