@@ -147,11 +147,7 @@ func (j *fioJob) invocation() invocation {
 }
 
 func (j *fioJob) run() (run, error) {
-	s, err := parse.NewStream(parse.FormatFioJSON)
-	if err != nil {
-		return run{}, err
-	}
-	return run{name: "fio", invocation: j.invocation(), stream: s, fromStdout: true, ownLimit: true}, nil
+	return run{name: "fio", invocation: j.invocation(), fromStdout: true, ownLimit: true}.reading(parse.FormatFioJSON)
 }
 
 func (j *fioJob) cleanup(context.Context) error {

@@ -125,12 +125,8 @@ func (j *pgbenchJob) run() (run, error) {
 	threads := min(j.sp.Threads, runtime.NumCPU())
 	inv := j.invocation(j.bin, "-c", strconv.Itoa(j.sp.Threads), "-j", strconv.Itoa(threads), "-T", strconv.Itoa(secs),
 		"-P", "1", "-b", j.sp.Test)
-	s, err := parse.NewStream(parse.FormatPgbench)
-	if err != nil {
-		return run{}, err
-	}
 	// Progress lines come on stderr, the final report on stdout.
-	return run{name: "pgbench " + j.sp.Test, invocation: inv, stream: s, fromStdout: true, fromStderr: true, ownLimit: true}, nil
+	return run{name: "pgbench " + j.sp.Test, invocation: inv, fromStdout: true, fromStderr: true, ownLimit: true}.reading(parse.FormatPgbench)
 }
 
 func (j *pgbenchJob) cleanup(ctx context.Context) error {

@@ -201,11 +201,7 @@ func (j *sysbenchJob) run() (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	s, err := parse.NewStream(parse.FormatSysbench)
-	if err != nil {
-		return run{}, err
-	}
-	return run{name: "sysbench " + j.sp.Test, invocation: inv, stream: s, fromStdout: true, ownLimit: true, quoteStdout: true}, nil
+	return run{name: "sysbench " + j.sp.Test, invocation: inv, fromStdout: true, ownLimit: true, quoteStdout: true}.reading(parse.FormatSysbench)
 }
 
 func (j *sysbenchJob) cleanup(ctx context.Context) error {

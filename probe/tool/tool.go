@@ -83,6 +83,16 @@ type run struct {
 	quoteStdout bool
 }
 
+// reading is r with the stream that reads format, its program's output.
+func (r run) reading(format string) (run, error) {
+	s, err := parse.NewStream(format)
+	if err != nil {
+		return run{}, err
+	}
+	r.stream = s
+	return r, nil
+}
+
 // Slack for a program with its own time limit: before its first report
 // (connecting, fio laying out its files), and after its last.
 const (
