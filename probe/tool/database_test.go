@@ -32,11 +32,12 @@ func needPostgres(t *testing.T) {
 	}
 }
 
-// startServer starts a managed server of kind in dir, for a workload to
-// find as an existing one; it is stopped when the test ends.
-func startServer(t *testing.T, kind, dir string) *db.Server {
+// startServer starts a managed server of kind in a directory of its own,
+// for a workload to find as an existing one; it is stopped when the test
+// ends.
+func startServer(t *testing.T, kind string) *db.Server {
 	t.Helper()
-	srv, err := db.Start(context.Background(), db.Options{Kind: kind, Dir: dir})
+	srv, err := db.Start(context.Background(), db.Options{Kind: kind, Dir: testDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,15 +51,22 @@ func sysbenchSpec(dir string, d time.Duration) probe.Spec {
 	return s
 }
 
-func TestSysbenchManaged(t *testing.T) {
-	needMariaDB(t)
-	dir := testDir(t)
-	w := newWorkload(t, sysbenchSpec(dir, 4*time.Second))
-	ss, sum := collect(t, context.Background(), w, 60*time.Second)
+// runManaged runs s, on a server the workload starts in s.Dir, to its end:
+// at least three good seconds, and nothing left in s.Dir after.
+func runManaged(t *testing.T, s probe.Spec) ([]probe.Sample, probe.Summary) {
+	t.Helper()
+	ss, sum := collect(t, context.Background(), newWorkload(t, s), 60*time.Second)
+	nothingLeft(t, s.Dir, "the server's data dir")
 	checkSamples(t, ss)
 	if len(ss) < 3 {
 		t.Fatalf("%d samples, want at least 3; summary %+v", len(ss), sum)
 	}
+	return ss, sum
+}
+
+func TestSysbenchManaged(t *testing.T) {
+	needMariaDB(t)
+	ss, sum := runManaged(t, sysbenchSpec(testDir(t), 4*time.Second))
 	for _, x := range ss {
 		if x.Real != probe.FieldOps|probe.FieldP95|probe.FieldErrors || x.OpsPerS <= 0 {
 			t.Errorf("sample %+v: want ops > 0, Real ops, p95, errors", x)
@@ -69,22 +77,20 @@ func TestSysbenchManaged(t *testing.T) {
 	if sum.Ended != probe.EndCompleted || sum.Error != "" || sum.Real != want || sum.P95Ms <= 0 {
 		t.Errorf("summary %+v, Real %v: want completed, Real %v", sum, sum.Real, want)
 	}
-	nothingLeft(t, dir, "the server's data dir")
 }
 
 // On an existing server, sysbench gets its password without a command
 // line, drops the tables it created, and leaves those it found.
 func TestSysbenchExisting(t *testing.T) {
 	needMariaDB(t)
-	dir := testDir(t)
 	ctx := context.Background()
-	srv := startServer(t, db.MariaDB, dir)
+	srv := startServer(t, db.MariaDB)
 	const pw = `s3cr"t pw#`
 	if _, err := srv.Query(ctx, `CREATE USER 'bench'@'localhost' IDENTIFIED BY 's3cr"t pw#'; GRANT ALL ON sbtest.* TO 'bench'@'localhost'`); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PERFBISECT_TEST_PW", pw)
-	s := sysbenchSpec(dir, 3*time.Second)
+	s := sysbenchSpec(testDir(t), 3*time.Second)
 	// Two threads prepare two tables in parallel: one that exists would
 	// fail one thread after the other created its table.
 	s.Tables, s.Threads = 2, 2
@@ -105,17 +111,25 @@ func TestSysbenchExisting(t *testing.T) {
 	if tables, err := srv.Query(ctx, "SHOW TABLES"); err != nil || tables != "" {
 		t.Errorf("tables left after the run: %q, %v", tables, err)
 	}
+	leavesTablesItFound(t, srv, s, "CREATE TABLE sbtest1 (id INT PRIMARY KEY)", "SHOW TABLES", "sbtest1")
+}
 
-	// Tables that were there are not ours: prepare fails, they stay.
-	if _, err := srv.Query(ctx, "CREATE TABLE sbtest1 (id INT PRIMARY KEY)"); err != nil {
+// leavesTablesItFound makes, with create, one of the tables a run of s
+// would make on srv: a table the workload did not make is not its to drop,
+// so the run must refuse to start and leave it (the query tables still
+// reads want).
+func leavesTablesItFound(t *testing.T, srv *db.Server, s probe.Spec, create, tables, want string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := srv.Query(ctx, create); err != nil {
 		t.Fatal(err)
 	}
-	w, _ = New(s)
-	if _, err := w.Run(ctx); err == nil || !strings.Contains(err.Error(), "already in database sbtest: drop them") {
+	w := newWorkload(t, s)
+	if _, err := w.Run(ctx); err == nil || !strings.Contains(err.Error(), "already in database "+s.DBName+": drop them") {
 		t.Errorf("Run with the tables there: %v", err)
 	}
-	if tables, _ := srv.Query(ctx, "SHOW TABLES"); strings.TrimSpace(tables) != "sbtest1" {
-		t.Errorf("tables after a failed prepare: %q, want the one that was there", tables)
+	if got, _ := srv.Query(ctx, tables); strings.TrimSpace(got) != want {
+		t.Errorf("%s after a refused run: %q, want %q, what was there", tables, got, want)
 	}
 }
 
@@ -143,15 +157,9 @@ func cmdlinesWith(t *testing.T, s string) []testutil.Process {
 
 func TestPgbenchManaged(t *testing.T) {
 	needPostgres(t)
-	dir := testDir(t)
 	s := spec(probe.WorkloadPgbench, 4*time.Second)
-	s.Dir, s.Scale = dir, 1
-	w := newWorkload(t, s)
-	ss, sum := collect(t, context.Background(), w, 60*time.Second)
-	checkSamples(t, ss)
-	if len(ss) < 3 {
-		t.Fatalf("%d samples, want at least 3; summary %+v", len(ss), sum)
-	}
+	s.Dir, s.Scale = testDir(t), 1
+	ss, sum := runManaged(t, s)
 	for _, x := range ss {
 		if !x.Real.Has(probe.FieldOps|probe.FieldAvg) || x.OpsPerS <= 0 || x.AvgMs <= 0 {
 			t.Errorf("sample %+v: want ops and the second's average latency", x)
@@ -163,14 +171,12 @@ func TestPgbenchManaged(t *testing.T) {
 	if sum.Real.Has(probe.FieldP95) {
 		t.Errorf("summary Real %v: pgbench gives no percentiles", sum.Real)
 	}
-	nothingLeft(t, dir, "the server's data dir")
 }
 
 func TestPgbenchExisting(t *testing.T) {
 	needPostgres(t)
-	dir := testDir(t)
 	ctx := context.Background()
-	srv := startServer(t, db.PostgreSQL, dir)
+	srv := startServer(t, db.PostgreSQL)
 	s := spec(probe.WorkloadPgbench, 2*time.Second)
 	s.Scale, s.DB = 1, probe.DBExisting
 	s.DBSocket, s.DBPort, s.DBUser, s.DBName = srv.Conn.Socket, srv.Conn.Port, srv.Conn.User, srv.Conn.Database
@@ -183,14 +189,5 @@ func TestPgbenchExisting(t *testing.T) {
 	if n, err := srv.Query(ctx, count); err != nil || strings.TrimSpace(n) != "0" {
 		t.Errorf("pgbench tables left after the run: %q, %v", n, err)
 	}
-	if _, err := srv.Query(ctx, "CREATE TABLE pgbench_branches (bid int)"); err != nil {
-		t.Fatal(err)
-	}
-	w, _ = New(s)
-	if _, err := w.Run(ctx); err == nil || !strings.Contains(err.Error(), "already in database pgbench: drop them") {
-		t.Errorf("Run with the tables there: %v", err)
-	}
-	if n, _ := srv.Query(ctx, count); strings.TrimSpace(n) != "1" {
-		t.Errorf("%q pgbench tables after a failed init, want the 1 that was there", n)
-	}
+	leavesTablesItFound(t, srv, s, "CREATE TABLE pgbench_branches (bid int)", count, "1")
 }
