@@ -20,6 +20,19 @@ func meterCheckMs(t *testing.T, what string, got, want float64) {
 	}
 }
 
+// meterCheckSample checks a cut second: its percentiles as meterCheckMs
+// does, every other field exactly.
+func meterCheckSample(t *testing.T, what string, got, want Sample) {
+	t.Helper()
+	meterCheckMs(t, what+" P50Ms", got.P50Ms, want.P50Ms)
+	meterCheckMs(t, what+" P95Ms", got.P95Ms, want.P95Ms)
+	meterCheckMs(t, what+" P99Ms", got.P99Ms, want.P99Ms)
+	got.P50Ms, got.P95Ms, got.P99Ms = want.P50Ms, want.P95Ms, want.P99Ms
+	if got != want {
+		t.Errorf("%s = %+v, want %+v (percentiles aside)", what, got, want)
+	}
+}
+
 func meterRecordN(r *Recorder, n int, d time.Duration, bytes int) {
 	for range n {
 		r.Record(d, bytes)
@@ -43,55 +56,27 @@ func TestMeterCutOneSecond(t *testing.T) {
 		m.Recorder(1).Error()
 	}
 
-	s := m.Cut(meterT0.Add(time.Second))
-	if s.Sec != 1 {
-		t.Errorf("Sec = %d, want 1", s.Sec)
-	}
-	if s.OpsPerS != 1000 {
-		t.Errorf("OpsPerS = %v, want 1000", s.OpsPerS)
-	}
-	// 1000 × 4096 B = 3.90625 MiB, kept to 3 decimals.
-	if s.MiBPerS != 3.906 {
-		t.Errorf("MiBPerS = %v, want 3.906", s.MiBPerS)
-	}
 	// Merged over both writers: 98% took 1 ms, the slowest 2% took 50 ms.
-	meterCheckMs(t, "P50Ms", s.P50Ms, 1)
-	meterCheckMs(t, "P95Ms", s.P95Ms, 1)
-	meterCheckMs(t, "P99Ms", s.P99Ms, 50)
-	if s.MaxMs != 50 {
-		t.Errorf("MaxMs = %v, want exactly 50", s.MaxMs)
-	}
-	if s.Errors != 3 {
-		t.Errorf("Errors = %d, want 3", s.Errors)
-	}
+	// 1000 × 4096 B = 3.90625 MiB, kept to 3 decimals.
+	meterCheckSample(t, "second 1", m.Cut(meterT0.Add(time.Second)),
+		Sample{Sec: 1, OpsPerS: 1000, MiBPerS: 3.906, P50Ms: 1, P95Ms: 1, P99Ms: 50, MaxMs: 50, Errors: 3})
 
 	// The next second reflects only itself: histograms, max, bytes and
 	// errors were reset by the cut.
 	meterRecordN(m.Recorder(0), 100, 10*time.Millisecond, 8192)
-	s = m.Cut(meterT0.Add(2 * time.Second))
-	want := Sample{Sec: 2, OpsPerS: 100, MiBPerS: 0.781, MaxMs: 10}
-	if s.Sec != want.Sec || s.OpsPerS != want.OpsPerS || s.MiBPerS != want.MiBPerS || s.MaxMs != want.MaxMs || s.Errors != 0 {
-		t.Errorf("second 2 = %+v, want %+v with percentiles near 10", s, want)
-	}
-	meterCheckMs(t, "second 2 P50Ms", s.P50Ms, 10)
-	meterCheckMs(t, "second 2 P95Ms", s.P95Ms, 10)
-	meterCheckMs(t, "second 2 P99Ms", s.P99Ms, 10)
+	meterCheckSample(t, "second 2", m.Cut(meterT0.Add(2*time.Second)),
+		Sample{Sec: 2, OpsPerS: 100, MiBPerS: 0.781, P50Ms: 10, P95Ms: 10, P99Ms: 10, MaxMs: 10})
 
 	// Rates are per second of the interval's real length: 100 ops in half a
 	// second is 200 ops/s.
 	meterRecordN(m.Recorder(1), 100, 2*time.Millisecond, 1<<20)
-	s = m.Cut(meterT0.Add(2500 * time.Millisecond))
-	if s.Sec != 3 || s.OpsPerS != 200 || s.MiBPerS != 200 {
-		t.Errorf("half second = %+v, want Sec 3, 200 ops/s, 200 MiB/s", s)
-	}
-	meterCheckMs(t, "half second P99Ms", s.P99Ms, 2)
+	meterCheckSample(t, "half second", m.Cut(meterT0.Add(2500*time.Millisecond)),
+		Sample{Sec: 3, OpsPerS: 200, MiBPerS: 200, P50Ms: 2, P95Ms: 2, P99Ms: 2, MaxMs: 2})
 
 	// The same 100 ops over a whole second are 100 ops/s.
 	meterRecordN(m.Recorder(1), 100, 2*time.Millisecond, 1<<20)
-	s = m.Cut(meterT0.Add(3500 * time.Millisecond))
-	if s.Sec != 4 || s.OpsPerS != 100 || s.MiBPerS != 100 {
-		t.Errorf("whole second = %+v, want Sec 4, 100 ops/s, 100 MiB/s", s)
-	}
+	meterCheckSample(t, "whole second", m.Cut(meterT0.Add(3500*time.Millisecond)),
+		Sample{Sec: 4, OpsPerS: 100, MiBPerS: 100, P50Ms: 2, P95Ms: 2, P99Ms: 2, MaxMs: 2})
 
 	sum := m.Summary()
 	if sum.DurationS != 3.5 || sum.Ops != 1300 || sum.Errors != 3 || sum.MaxMs != 50 {
@@ -237,17 +222,11 @@ func TestMeterClampsSlowAndInstantOps(t *testing.T) {
 	r.Record(20*time.Minute, 1)
 	r.Record(0, 1)
 	r.Record(-time.Second, 1) // a clock that stepped back during the op
+	// Clamped ops still count. The max, 20 minutes, is kept apart from the
+	// histogram, which holds the slow ops as 10 minutes, and the instant
+	// ones as 1 ns, which rounds to 0 ms (exactly: see below).
 	s := m.Cut(meterT0.Add(time.Second))
-	if s.OpsPerS != 4 {
-		t.Errorf("OpsPerS = %v, want 4: clamped ops still count", s.OpsPerS)
-	}
-	if s.MaxMs != 1.2e6 {
-		t.Errorf("MaxMs = %v, want exactly 1200000 (20 minutes), kept apart from the histogram", s.MaxMs)
-	}
-	// The histogram holds the slow ops as 10 minutes.
-	meterCheckMs(t, "P99Ms", s.P99Ms, 6e5)
-	meterCheckMs(t, "P95Ms", s.P95Ms, 6e5)
-	// and the instant ones as 1 ns, which rounds to 0 ms.
+	meterCheckSample(t, "Cut", s, Sample{Sec: 1, OpsPerS: 4, P95Ms: 6e5, P99Ms: 6e5, MaxMs: 1.2e6})
 	if s.P50Ms != 0 {
 		t.Errorf("P50Ms = %v, want 0 for ops of 0 ns and less", s.P50Ms)
 	}
@@ -291,12 +270,9 @@ func TestMeterRecordersAreSeparate(t *testing.T) {
 	m.Recorder(2).Record(7*time.Millisecond, 1)
 	m.Recorder(1).Error()
 	m.Recorder(2).Error()
-	s := m.Cut(meterT0.Add(time.Second))
-	if s.OpsPerS != 2 || s.Errors != 2 || s.MaxMs != 7 {
-		t.Errorf("Cut = %+v, want 2 ops/s, 2 errors, max 7 from all writers", s)
-	}
-	meterCheckMs(t, "P50Ms", s.P50Ms, 3)
-	meterCheckMs(t, "P99Ms", s.P99Ms, 7)
+	// Ops, errors and latencies from all writers.
+	meterCheckSample(t, "Cut", m.Cut(meterT0.Add(time.Second)),
+		Sample{Sec: 1, OpsPerS: 2, P50Ms: 3, P95Ms: 7, P99Ms: 7, MaxMs: 7, Errors: 2})
 }
 
 func TestMeterConcurrentRecordAndCut(t *testing.T) {
