@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
@@ -125,8 +127,8 @@ func TestFactsNotYetMade(t *testing.T) {
 		t.Errorf("data_dir %s, want %s", f.DataDir, dir)
 	}
 	f.DataDir = p.DataDir
-	if a, b := mustJSON(t, f), mustJSON(t, p); a != b {
-		t.Errorf("facts of %s:\n%s\nwant those of %s:\n%s", dir, a, parent, b)
+	if d := cmp.Diff(p, f); d != "" {
+		t.Errorf("facts of %s differ from those of %s (-parent +data dir):\n%s", dir, parent, d)
 	}
 
 	t.Chdir(parent)
@@ -148,13 +150,4 @@ func realTempDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
