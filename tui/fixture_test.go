@@ -2,12 +2,12 @@ package tui
 
 import (
 	"context"
-	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"os"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session"

@@ -1,11 +1,11 @@
 package knob
 
 import (
-	"github.com/perfbisect/perfbisect/internal/shell"
 	"strings"
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/proc/proctest"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 

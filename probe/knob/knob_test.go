@@ -1,9 +1,10 @@
 package knob
 
 import (
-	"github.com/perfbisect/perfbisect/internal/shell"
 	"strings"
 	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/shell"
 )
 
 var allKnobs = []string{"fsync", "host", "image", "manual", "mount-options", "scheduler", "shell", "sysctl", "tmpfs", "volume-type"}

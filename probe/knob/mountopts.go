@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfbisect/perfbisect/internal/shell"
 	"os/exec"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )

@@ -2,11 +2,11 @@ package knob
 
 import (
 	"context"
-	"github.com/perfbisect/perfbisect/internal/shell"
 	"sync"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
+	"github.com/perfbisect/perfbisect/internal/shell"
 )
 
 // once makes a revert safe to call more than once: after it has succeeded,

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfbisect/perfbisect/internal/shell"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/perfbisect/perfbisect/internal/pathx"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
