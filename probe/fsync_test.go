@@ -3,16 +3,15 @@ package probe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/fioref"
 	"github.com/perfbisect/perfbisect/internal/testutil"
 )
 
@@ -287,22 +286,10 @@ func TestFsyncAgreesWithFio(t *testing.T) {
 	testutil.RequireTool(t, "fio")
 	dir := t.TempDir()
 	_, sum := runFsync(t, context.Background(), shortSpec(dir, 3*time.Second))
-	out, err := exec.Command("fio", "--name=agree", "--directory="+dir, "--ioengine=sync", "--fdatasync=1",
-		"--bs=4k", "--rw=write", "--size=4m", "--time_based", "--runtime=3", "--output-format=json").Output()
+	fio, err := fioref.WriteIOPS(dir, int64(4*MiB), 3*time.Second)
 	if err != nil {
-		t.Fatalf("fio: %v", err)
+		t.Fatal(err)
 	}
-	var rep struct {
-		Jobs []struct {
-			Write struct {
-				IOPS float64 `json:"iops"`
-			} `json:"write"`
-		} `json:"jobs"`
-	}
-	if err := json.Unmarshal(out, &rep); err != nil || len(rep.Jobs) != 1 {
-		t.Fatalf("fio JSON: %v", err)
-	}
-	fio := rep.Jobs[0].Write.IOPS
 	if r := sum.OpsPerS / fio; r < 1.0/3 || r > 3 {
 		t.Errorf("probe %.0f ops/s, fio %.0f ops/s on %s: ratio %.2f, want within 3x", sum.OpsPerS, fio, dir, r)
 	}

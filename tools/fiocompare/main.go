@@ -16,6 +16,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/fioref"
 )
 
 func main() {
@@ -51,10 +53,10 @@ func main() {
 			var err error
 			if r%2 == 1 {
 				if p, rss, err = runProbe(*bin, dir, *duration); err == nil {
-					f, err = runFio(dir, *duration)
+					f, err = fioref.WriteIOPS(dir, 64*1024*1024, *duration)
 				}
 			} else {
-				if f, err = runFio(dir, *duration); err == nil {
+				if f, err = fioref.WriteIOPS(dir, 64*1024*1024, *duration); err == nil {
 					p, rss, err = runProbe(*bin, dir, *duration)
 				}
 			}
@@ -94,29 +96,6 @@ func runProbe(bin, dir string, d time.Duration) (opsPerS float64, maxRSSKB int64
 		maxRSSKB = ru.Maxrss
 	}
 	return sum.OpsPerS, maxRSSKB, nil
-}
-
-func runFio(dir string, d time.Duration) (float64, error) {
-	cmd := exec.Command("fio", "--name=perfbisect-compare", "--directory="+dir,
-		"--ioengine=sync", "--fdatasync=1", "--bs=4k", "--rw=write", "--size=64m",
-		"--time_based", fmt.Sprintf("--runtime=%.0f", d.Seconds()), "--output-format=json")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("fio: %v: %s", err, errb.String())
-	}
-	var rep struct {
-		Jobs []struct {
-			Write struct {
-				IOPS float64 `json:"iops"`
-			} `json:"write"`
-		} `json:"jobs"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Jobs) == 0 {
-		return 0, fmt.Errorf("fio: unreadable JSON report: %v", err)
-	}
-	os.Remove(filepath.Join(dir, "perfbisect-compare.0.0"))
-	return rep.Jobs[0].Write.IOPS, nil
 }
 
 func cut(s string) (string, string, bool) {
