@@ -38,10 +38,11 @@ type Cmd struct {
 
 	// ParentDeath is the signal the kernel sends it when perfbisect dies;
 	// 0 sends none. Workloads and servers take SIGKILL (nothing is left
-	// running after a kill -9); the agent SIGTERM (it then puts its files
-	// and servers away, as when its stdin closes); knob and lab commands
-	// none, on purpose: a remount or a revert cut short halfway leaves the
-	// host in a state nobody planned, so each is allowed to finish.
+	// running after a kill -9). The agent takes none: its stdin closes when
+	// perfbisect dies, and it then puts its files and servers away. Knob and
+	// lab commands take none, on purpose: a remount or a revert cut short
+	// halfway leaves the host in a state nobody planned, so each is allowed
+	// to finish.
 	ParentDeath syscall.Signal
 	// Stop is how it is asked to end, when its context is done or Stop is
 	// called: each step in turn, then SIGKILL to its process group. An
