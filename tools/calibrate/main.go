@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/series"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
@@ -152,7 +153,7 @@ func judge(a, b []probe.Sample, warm time.Duration, opt verdict.Options) verdict
 
 func median(s []probe.Sample, warm time.Duration, metric string) float64 {
 	v, _ := verdict.Values(verdict.Trim(s, warm), metric)
-	return verdict.Compare(v, v, verdict.Options{}).BaseMedian
+	return series.Median(v)
 }
 
 // probeRun runs the probe for secs seconds in dir, inside cgroup cg if set.

@@ -13,11 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/fioref"
+	"github.com/perfbisect/perfbisect/internal/series"
 )
 
 func main() {
@@ -69,7 +69,7 @@ func main() {
 			fmt.Printf("%-8s %5d %12.0f %12.0f %7.3f %10dKB\n", label, r, p, f, p/f, rss)
 		}
 		if len(ratios) > 0 {
-			fmt.Printf("%-8s %5s %12.0f %12.0f %7.3f   (medians of %d)\n", label, "med", median(probes), median(fios), median(ratios), len(ratios))
+			fmt.Printf("%-8s %5s %12.0f %12.0f %7.3f   (medians of %d)\n", label, "med", series.Median(probes), series.Median(fios), series.Median(ratios), len(ratios))
 		}
 	}
 	if failed {
@@ -105,14 +105,4 @@ func cut(s string) (string, string, bool) {
 		}
 	}
 	return "", s, false
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
