@@ -5,11 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/perfbisect/perfbisect/internal/series"
 	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
@@ -142,7 +142,11 @@ func median(ss []probe.Sample, f probe.Field) float64 {
 			vs = append(vs, v)
 		}
 	}
-	return series.Median(vs)
+	if len(vs) == 0 {
+		return 0
+	}
+	slices.Sort(vs)
+	return vs[len(vs)/2]
 }
 
 // processesUsing lists the processes whose command line names a path
