@@ -50,10 +50,9 @@ type StepState struct {
 	Verdicts []Verdict
 	Decision *Decision
 	Samples  []probe.Sample
-	// PlannedS is how long the step is to run, MaxS how far it may be
-	// extended while not yet judged: its start's, moved on by the
-	// operator's extensions, ExtendedS seconds in all.
-	PlannedS, MaxS, ExtendedS float64
+	// PlannedS is how long the step is to run: its start's, moved on by
+	// the operator's extensions, ExtendedS seconds in all.
+	PlannedS, ExtendedS float64
 	// DurationS is how long it took, from its end.
 	DurationS float64
 	Summary   *probe.Summary
@@ -131,7 +130,10 @@ func (w *Walk) Apply(e Event) {
 func (w *Walk) applyToStep(s *StepState, e Event) {
 	switch d := e.Data.(type) {
 	case *StepStart:
-		// A step that starts again starts afresh.
+		// A step that starts again starts afresh, its old decision too.
+		if w.decided == w.index[s.ID] {
+			w.decided = -1
+		}
 		*s = StepState{PlannedStep: PlannedStep{ID: s.ID, Title: d.Title, Hypothesis: d.Hypothesis,
 			Reproduce: d.Reproduce, Knobs: d.Knobs}, State: StateRunning, PlannedS: d.DurationS, Started: e.Time,
 			Samples: make([]probe.Sample, 0, int(d.DurationS)+8)} // a second costs no allocation
@@ -141,7 +143,7 @@ func (w *Walk) applyToStep(s *StepState, e Event) {
 	case *Verdict:
 		s.Verdicts = append(s.Verdicts, *d)
 	case *Extend:
-		s.PlannedS, s.MaxS = d.PlannedS, d.MaxS
+		s.PlannedS = d.PlannedS
 		s.ExtendedS += d.BySeconds
 	case *StepEnd:
 		s.State, s.Reason, s.Summary, s.DurationS = d.State, d.Reason, d.Summary, d.DurationS
@@ -155,9 +157,11 @@ func (w *Walk) applyToStep(s *StepState, e Event) {
 }
 
 func (w *Walk) start(d *SessionStart) {
-	w.Start = d
-	upgrade(d)
-	for _, p := range d.Steps {
+	// The event is the caller's (and, live, another walk's): upgrade a copy.
+	c := *d
+	upgrade(&c)
+	w.Start = &c
+	for _, p := range c.Steps {
 		w.step(p.ID).PlannedStep = p
 	}
 }
@@ -284,11 +288,6 @@ func (w *Walk) Reference() []probe.Sample {
 		return nil
 	}
 	return w.Start.ReferenceSamples
-}
-
-// HasReference reports whether the steps were judged against a known-good run.
-func (w *Walk) HasReference() bool {
-	return w.Start != nil && (w.Start.Reference != "" || len(w.Start.ReferenceSamples) > 0)
 }
 
 // Regressed reports whether the reproduce step was slower than the reference.

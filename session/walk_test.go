@@ -64,8 +64,8 @@ func TestWalkFollowsAStep(t *testing.T) {
 	if cur == nil || cur.ID != "tmpfs" || cur.State != StateRunning || len(cur.Samples) != 2 {
 		t.Fatalf("current %+v, want tmpfs running with 2 seconds", cur)
 	}
-	if cur.PlannedS != 20 || cur.MaxS != 40 || cur.ExtendedS != 10 {
-		t.Errorf("planned %g, max %g, extended %g; want 20, 40, 10", cur.PlannedS, cur.MaxS, cur.ExtendedS)
+	if cur.PlannedS != 20 || cur.ExtendedS != 10 {
+		t.Errorf("planned %g, extended %g; want 20, 10", cur.PlannedS, cur.ExtendedS)
 	}
 	for _, e := range events("tmpfs", &StepEnd{State: StateGone, DurationS: 21}, &Decision{Next: "fsync"}) {
 		w.Apply(e)
@@ -115,5 +115,22 @@ func TestWalkOfProbeOutput(t *testing.T) {
 	w := Fold(events("", &probe.Sample{Sec: 1}, &probe.Sample{Sec: 2}, &probe.Summary{Ops: 2}))
 	if len(w.Loose) != 2 || w.Summary == nil || w.Summary.Ops != 2 || len(w.Steps) != 0 {
 		t.Errorf("loose %d, summary %+v, steps %d; want 2 seconds and the summary, no step", len(w.Loose), w.Summary, len(w.Steps))
+	}
+}
+
+// A decided step that starts again (a log of a step run twice) has no
+// decision until its new end: the walk forgets the old one, and neither
+// Next nor the screen reads a decision that is gone.
+func TestWalkStepStartsAgain(t *testing.T) {
+	start := &SessionStart{Steps: []PlannedStep{{ID: "reproduce", Reproduce: true}, {ID: "tmpfs"}}}
+	w := Fold(events("reproduce", start, &StepStart{}, &StepEnd{State: StateMeasured}, &Decision{Next: "tmpfs"}, &StepStart{}))
+	if s, _ := w.Step("reproduce"); s.Decision != nil || s.State != StateRunning {
+		t.Errorf("restarted step: decision %v, state %s; want none, running", s.Decision, s.State)
+	}
+	if w.Decided() != nil {
+		t.Errorf("decided %v, want none", w.Decided())
+	}
+	if next, ok := w.Next(); !ok || next != "reproduce" {
+		t.Errorf("next %q %v, want the first step again", next, ok)
 	}
 }

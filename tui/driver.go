@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,23 +29,33 @@ type askMsg struct {
 	reply   chan<- bool
 }
 
-// stepDoneMsg says the runner finished a step (its events came before).
+// stepDoneMsg says the runner finished a step. Its events travel on the
+// driver's channel and this message as a command's result, so it can
+// overtake them: seq is how many events the runner had emitted when the step
+// ended, and the screen takes the message once it has applied that many
+// (a step's end seen before its decision would pick the next step from a
+// walk that has not taken it, and run the same step again).
 type stepDoneMsg struct {
 	step string
 	res  session.StepState
+	seq  int64
 }
 
 type driver struct {
-	runner *session.Runner
-	msgs   chan tea.Msg
-	mu     sync.Mutex
-	cancel context.CancelFunc // of the step under way
+	runner  *session.Runner
+	msgs    chan tea.Msg
+	emitted atomic.Int64 // events sent on msgs
+	mu      sync.Mutex
+	cancel  context.CancelFunc // of the step under way
 }
 
 func newDriver() *driver { return &driver{msgs: make(chan tea.Msg, 4096)} }
 
 // emit is the runner's Emit: it runs on the runner's goroutine.
-func (d *driver) emit(e session.Event) { d.msgs <- eventMsg{e} }
+func (d *driver) emit(e session.Event) {
+	d.emitted.Add(1)
+	d.msgs <- eventMsg{e}
+}
 
 // confirm is the runner's Confirm: it waits for the operator's answer.
 func (d *driver) confirm(ctx context.Context, step *playbook.Step, changes []knob.Change) (bool, error) {
@@ -92,14 +103,14 @@ func (d *driver) runStep(ctx context.Context, step *playbook.Step) tea.Cmd {
 	return func() tea.Msg {
 		defer cancel()
 		res := d.runner.Step(sctx, step)
-		return stepDoneMsg{step: step.ID, res: res}
+		return stepDoneMsg{step: step.ID, res: res, seq: d.emitted.Load()}
 	}
 }
 
 func (d *driver) skip(step *playbook.Step, why string) tea.Cmd {
 	return func() tea.Msg {
 		res := d.runner.Skip(step, why)
-		return stepDoneMsg{step: step.ID, res: res}
+		return stepDoneMsg{step: step.ID, res: res, seq: d.emitted.Load()}
 	}
 }
 

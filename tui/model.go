@@ -52,6 +52,8 @@ type Model struct {
 	// live
 	ctx         context.Context
 	drv         *driver
+	applied     int64        // events of the driver applied so far
+	done        *stepDoneMsg // a step's end that came before its last events
 	running     bool
 	ask         *askMsg
 	noting      bool
@@ -167,11 +169,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case eventMsg:
 		m.st.apply(msg.e)
+		m.applied++
+		if d := m.done; d != nil && m.applied >= d.seq {
+			m.done = nil
+			return m, tea.Batch(m.drv.listen(), m.stepDone(*d))
+		}
 		return m, m.drv.listen()
 	case askMsg:
 		m.ask = &msg
 		return m, m.drv.listen()
 	case stepDoneMsg:
+		if m.applied < msg.seq {
+			m.done = &msg // its last events are still on their way
+			return m, nil
+		}
 		return m, m.stepDone(msg)
 	case endedMsg:
 		m.ended = true

@@ -446,3 +446,36 @@ func TestClockTicksBetweenEvents(t *testing.T) {
 		t.Errorf("after the end the clock says %s, want %s (the last event)", got, want)
 	}
 }
+
+// TestStepDoneWaitsForItsEvents: the runner's "step done" can overtake the
+// step's last events; the screen takes it only once it has applied them,
+// so the next step comes from the step's own decision and enter in between
+// cannot run the same step again.
+func TestStepDoneWaitsForItsEvents(t *testing.T) {
+	w := newWalkScript(t).started()
+	w.key("enter") // reproduce runs
+	before := len(w.rec.events)
+	w.rec.wait(time.Second)
+	w.rec.stepStart(w.step("reproduce"), 6)
+	w.rec.samples("reproduce", 1, 8, diskMs)
+	w.rec.emit("reproduce", &session.StepEnd{State: session.StateMeasured, DurationS: 8.2})
+	d := session.Decision{Next: "tmpfs"}
+	w.rec.emit("reproduce", &d)
+	evs := w.rec.events[before:]
+	w.send(stepDoneMsg{step: "reproduce", res: session.StepState{PlannedStep: session.PlannedStep{ID: "reproduce"}, Decision: &d},
+		seq: w.m.applied + int64(len(evs))})
+	if !w.m.running {
+		t.Fatal("the step's end was taken before its events: the walk has not its decision yet")
+	}
+	w.key("enter")
+	for _, e := range evs[:len(evs)-1] {
+		w.send(eventMsg{e})
+	}
+	if !w.m.running {
+		t.Fatal("the step's end was taken before its last event")
+	}
+	w.send(eventMsg{evs[len(evs)-1]})
+	if w.m.running || w.m.st.Steps[w.m.selected].ID != "tmpfs" {
+		t.Errorf("after the decision came: running %v, selected %s; want tmpfs, ready", w.m.running, w.m.st.Steps[w.m.selected].ID)
+	}
+}
