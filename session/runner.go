@@ -100,7 +100,7 @@ func NewRunner(opt Options) (*Runner, error) {
 
 // Extend lengthens the running step by d (the `x` key), and records it so
 // that a replay shows the length the screen showed. It applies to the step
-// under way; with none, it does nothing.
+// under way; with none, or once it is being stopped, it does nothing.
 func (r *Runner) Extend(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -27,8 +27,12 @@ type applied struct {
 func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 	begin := r.opt.Now()
 	took := func() float64 { return r.opt.Now().Sub(begin).Seconds() }
-	r.extra.Store(0) // an x pressed from here on counts for this step
 	r.emit(step.ID, r.stepStart(step))
+	// An x pressed from here on (while the knobs are planned and applied,
+	// or the workload runs) counts for this step; none once it is stopping.
+	base, limit, _ := r.limits(step)
+	r.extendable(base, limit)
+	defer r.extendable(0, 0)
 	var sum *probe.Summary
 	var done []applied // the knobs applied and not yet put back
 	stop := func(state State, why string) StepState {
@@ -135,21 +139,8 @@ func (r *Runner) plan(ctx context.Context, step *playbook.Step, spec probe.Spec)
 // by Extend). The runner stops the workload itself, so an extension needs
 // no restart. It returns every sample it got, even when the workload failed.
 func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Spec) ([]probe.Sample, *probe.Summary, bool, error) {
-	base, limit := r.duration(step), r.maxDuration(step)
+	base, limit, canJudge := r.limits(step)
 	repro := r.regression()
-	// Without a baseline no length of step can tell: run it as planned.
-	canJudge := len(r.opt.Reference) > 0 || !step.Reproduce && len(repro) > 0
-	if !canJudge {
-		limit = base
-	}
-	r.mu.Lock()
-	r.base, r.limit = base, limit
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.base, r.limit = 0, 0
-		r.mu.Unlock()
-	}()
 	spec.Duration = probe.Duration(limit + workloadSlack)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -174,6 +165,7 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 			stopped = err == nil && j.state != StateInconclusive // known: stop here, not at the limit
 		}
 		if stopped {
+			r.extendable(0, 0) // an x now would extend nothing
 			cancel()
 		}
 	}
@@ -182,6 +174,29 @@ func (r *Runner) measure(ctx context.Context, step *playbook.Step, spec probe.Sp
 		sum.Ended, sum.Error = probe.EndCompleted, ""
 	}
 	return samples, &sum, stopped, err
+}
+
+// limits are how long step runs (base), how far while its verdict is not
+// yet known (limit), and whether any length can tell (without a baseline
+// none can: it runs as planned).
+func (r *Runner) limits(step *playbook.Step) (base, limit time.Duration, canJudge bool) {
+	base, limit = r.duration(step), r.maxDuration(step)
+	canJudge = len(r.opt.Reference) > 0 || !step.Reproduce && len(r.regression()) > 0
+	if !canJudge {
+		limit = base
+	}
+	return base, limit, canJudge
+}
+
+// extendable sets the limits Extend moves on, and clears what earlier
+// extensions added; zero limits refuse an extension.
+func (r *Runner) extendable(base, limit time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.base, r.limit = base, limit
+	if base > 0 {
+		r.extra.Store(0)
+	}
 }
 
 // workloadSlack is how much longer than the runner's limit a workload is
