@@ -19,7 +19,8 @@ type LogWriter struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
-	err  error
+	err  error // a write or sync failed: the log ends here
+	lost error // the first event that could not be encoded (the log goes on)
 }
 
 // CreateLog creates a new log at path; an existing file is never
@@ -39,15 +40,20 @@ func CreateLog(path string) (*LogWriter, error) {
 func (w *LogWriter) Path() string { return w.path }
 
 // Write appends one event, and syncs after a step_end or session_end. After
-// an error every later call returns it (Close too).
+// a write error every later call returns it (Close too). An event that
+// cannot be encoded is left out and the log goes on; Close still says so.
 func (w *LogWriter) Write(e Event) error {
 	b, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", e.Type, err)
-	}
-	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("encode %s event: %w (left out of %s)", e.Type, err, w.path)
+		if w.lost == nil {
+			w.lost = err
+		}
+		return err
+	}
+	b = append(b, '\n')
 	if w.err != nil {
 		return w.err
 	}
@@ -83,6 +89,9 @@ func (w *LogWriter) Close() error {
 	err := w.Sync()
 	if cerr := w.f.Close(); err == nil && cerr != nil {
 		err = cerr
+	}
+	if err == nil {
+		err = w.lost
 	}
 	return err
 }

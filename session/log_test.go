@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,5 +240,30 @@ func TestLoadRunFioLatLog(t *testing.T) {
 		if s.Measured().Has(probe.FieldOps) || !s.Measured().Has(probe.FieldAvg) || s.AvgMs <= 0 || s.AvgMs > 1 {
 			t.Fatalf("sample %+v: want an average latency in ms (the log's ns / 1e6) and no ops/s", s)
 		}
+	}
+}
+
+// An event that cannot be encoded (a NaN) is left out, the log goes on,
+// and Close says what was lost, so a walk does not end "ok" on a log that
+// misses an event.
+func TestLogLeavesOutAnEventItCannotEncode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	w, err := CreateLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if err := w.Write(NewEvent(at, "s", &probe.Sample{Sec: 1, P50Ms: math.NaN()})); err == nil {
+		t.Error("a NaN sample was written")
+	}
+	if err := w.Write(NewEvent(at, "s", &Note{Text: "after"})); err != nil {
+		t.Errorf("the next event: %v, want it written", err)
+	}
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "encode sample event") {
+		t.Errorf("Close = %v, want it to say the sample was left out", err)
+	}
+	evs, bad, err := ReadLogFile(path)
+	if err != nil || len(bad) != 0 || len(evs) != 1 || evs[0].Type != TypeNote {
+		t.Errorf("log holds %d events (%v, %v), want the note alone", len(evs), bad, err)
 	}
 }

@@ -9,9 +9,7 @@ func WriteLogFile(path string, evs []Event) error {
 		return err
 	}
 	for _, e := range evs {
-		if w.Write(e) != nil {
-			break // the writer keeps its first error, and Close returns it
-		}
+		_ = w.Write(e) // the writer keeps its first error, and Close returns it
 	}
 	return w.Close()
 }
