@@ -35,8 +35,9 @@ type Walk struct {
 	decided int // the step decided last, or -1
 	// have is what every sample of the steps so far measured, if there was
 	// one (sampled): what the workload measures.
-	have    probe.Fields
-	sampled bool
+	have     probe.Fields
+	sampled  bool
+	expected probe.Fields // what the workload will measure, before it has
 }
 
 // StepState is one step as far as the walk has got.
@@ -161,6 +162,7 @@ func (w *Walk) start(d *SessionStart) {
 	c := *d
 	upgrade(&c)
 	w.Start = &c
+	w.expected = c.Workload.Expected() // once: a command's pattern is compiled for it
 	for _, p := range c.Steps {
 		w.step(p.ID).PlannedStep = p
 	}
@@ -329,15 +331,21 @@ func (w *Walk) Metric() string {
 	if w.Start == nil {
 		return playbook.DefaultMetric
 	}
-	have := w.have
-	if !w.sampled {
-		have = w.Start.Workload.Expected()
-	}
+	have := w.Measures()
 	if have == 0 {
 		return w.Start.Metric
 	}
 	m, _ := verdict.Pick(w.Start.Metric, have)
 	return m
+}
+
+// Measures is what the workload's seconds measure: every one of the steps'
+// so far, or before any what the workload will give (0: not known).
+func (w *Walk) Measures() probe.Fields {
+	if w.sampled {
+		return w.have
+	}
+	return w.expected
 }
 
 func (w *Walk) measure(x probe.Sample) {

@@ -281,7 +281,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.selected = min(len(m.st.Steps)-1, m.selected+1)
 	case key.Matches(k, m.keys.Metric):
 		// Only the latencies the workload measures (pgbench: the average).
-		m.metric = chart.Measured(chart.NextLatency(m.metric), m.st.measures())
+		m.metric = chart.Measured(chart.NextLatency(m.metric), m.st.Measures())
 	case key.Matches(k, m.keys.Wider):
 		m.window = min(len(windows)-1, m.window+1)
 	case key.Matches(k, m.keys.Narrower):

@@ -18,11 +18,9 @@ const ringSize = 600
 // history.
 type walkState struct {
 	*session.Walk
-	last      probe.Sample
 	ring      *chart.Ring // the running (or last run) step
 	reference *chart.Ring
 	refHas    probe.Fields // the fields every reference sample measured
-	expected  probe.Fields // what the session's workload will measure (0: not known)
 	repro     *chart.Ring  // the reproduce step: the regression
 	activity  []string     // knob changes, notes and errors, newest last
 	reverts   []string     // every knob put back, or not, in order: for the terminal afterwards
@@ -49,7 +47,6 @@ func (s *walkState) apply(e session.Event) {
 	case *session.SessionStart:
 		s.reference.Reset()
 		s.refHas = verdict.Measured(d.ReferenceSamples)
-		s.expected = d.Workload.Expected()
 		for _, x := range d.ReferenceSamples {
 			s.reference.Push(x)
 		}
@@ -59,7 +56,6 @@ func (s *walkState) apply(e session.Event) {
 			s.repro.Reset()
 		}
 	case *probe.Sample:
-		s.last = *d
 		s.ring.Push(*d)
 		if st, ok := s.Step(e.Step); ok && st.Reproduce {
 			s.repro.Push(*d)
@@ -105,13 +101,4 @@ func seconds(st *session.StepState) int {
 		return st.Samples[n-1].Sec
 	}
 	return 0
-}
-
-// measures is what the workload's samples measure: the last sample's
-// fields, or before any sample what the session's workload will give.
-func (s *walkState) measures() probe.Fields {
-	if s.last.Sec == 0 && s.expected != 0 {
-		return s.expected
-	}
-	return s.last.Measured()
 }

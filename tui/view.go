@@ -184,7 +184,7 @@ func (m *Model) charts(w, h int) string {
 		c := chart.Chart{Title: fmt.Sprintf("%s, last %ds%s", title, window, frozen), Series: series, Window: window, FirstSec: from, Color: m.color}
 		return c.Render(w, height)
 	}
-	lat := chart.Measured(m.metric, m.st.measures())
+	lat := chart.Measured(m.metric, m.st.Measures())
 	if h < 12 {
 		return draw("latency "+chart.Title(lat), lat, h)
 	}
@@ -203,10 +203,14 @@ func (m *Model) status(w int) string {
 	}
 	done := float64(seconds(sv)) / max(sv.PlannedS, 1)
 	label := fmt.Sprintf(" %ds/%.0fs ", seconds(sv), sv.PlannedS)
-	nums := fmt.Sprintf("%.0f ops/s", st.last.OpsPerS)
-	for _, f := range probe.Latencies(st.last.Measured()) {
+	var last probe.Sample // the step's last second (none yet: a zero line)
+	if n := len(sv.Samples); n > 0 {
+		last = sv.Samples[n-1]
+	}
+	nums := fmt.Sprintf("%.0f ops/s", last.OpsPerS)
+	for _, f := range probe.Latencies(last.Measured()) {
 		if f != probe.FieldMax { // the progress line is short: max is in the chart's m cycle
-			v, _ := st.last.Get(f)
+			v, _ := last.Get(f)
 			nums += fmt.Sprintf("  %s %s", f.Label(), probe.MsText(v))
 		}
 	}
