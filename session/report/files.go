@@ -42,9 +42,6 @@ func WriteBeside(logPath string) (*Report, []string, []error) {
 	var errs []error
 	for _, f := range Formats {
 		p := base + "." + string(f)
-		if p == logPath {
-			continue
-		}
 		if err := r.WriteFile(p, f); err != nil {
 			errs = append(errs, err)
 			continue

@@ -14,16 +14,7 @@ import (
 func TestWriteBeside(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "walk.jsonl")
-	log, err := session.CreateLog(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range stream(12) {
-		if err := log.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := log.Close(); err != nil {
+	if err := session.WriteLogFile(logPath, stream(12)); err != nil {
 		t.Fatal(err)
 	}
 	// A directory where the HTML report would go.

@@ -167,11 +167,11 @@ type BadLine struct {
 // Build digests a session's events (and the reader's bad lines, for a log
 // cut short) into a Report.
 func Build(events []session.Event, bad []*jsonl.SyntaxError) *Report {
-	return FromWalk(session.Fold(events), bad)
+	return fromWalk(session.Fold(events), bad)
 }
 
-// FromWalk digests a walk into a Report: its steps in the order they ran.
-func FromWalk(w *session.Walk, bad []*jsonl.SyntaxError) *Report {
+// fromWalk digests a walk into a Report: its steps in the order they ran.
+func fromWalk(w *session.Walk, bad []*jsonl.SyntaxError) *Report {
 	r := &Report{Schema: Schema, Steps: []*Step{}, Notes: []NoteInfo{}, Errors: []ErrorInfo{}, BadLines: []BadLine{}}
 	if !w.Began.IsZero() {
 		r.Session.Started, r.Session.Finished = &w.Began, &w.Last
