@@ -10,8 +10,8 @@ import (
 )
 
 // Walk is an investigation as its events tell it: the one fold of the
-// event stream. The runner keeps one as it goes; the screen, the replay,
-// the headless printer and the report each fold the same events into
+// event stream. The runner keeps one as it goes, which the headless printer
+// reads; the screen, the replay and the report fold the same events into
 // theirs, so none of them works the walk out again and what they show
 // cannot differ. Apply is cheap: nothing is sorted or rebuilt.
 type Walk struct {
