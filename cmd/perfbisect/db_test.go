@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,33 +189,32 @@ func TestDatabaseWalkKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	waitUntil(t, 60*time.Second, "the first sample in the log", func() bool {
+	waitUntil(t, 60*time.Second, "the first sample in the log", func() (bool, string) {
 		b, _ := os.ReadFile(rec)
-		return strings.Contains(string(b), `"type":"sample"`)
+		return strings.Contains(string(b), `"type":"sample"`), fmt.Sprintf("%d bytes of log", len(b))
 	})
 	if len(processesUsing(t, data)) == 0 || len(testutil.Entries(t, data)) == 0 {
 		t.Fatalf("no server running in %s while measuring", data)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	var procs []testutil.Process
-	var files []string
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		procs, files = processesUsing(t, data), testutil.Entries(t, data)
-		if len(procs) == 0 && len(files) == 0 {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("30s after perfbisect was killed, still there: processes %q, files %q", procs, files)
-		}
-	}
+	waitUntil(t, 30*time.Second, "the server stopped and its data dir removed", func() (bool, string) {
+		procs, files := processesUsing(t, data), testutil.Entries(t, data)
+		return len(procs) == 0 && len(files) == 0, fmt.Sprintf("processes %q, files %q", procs, files)
+	})
 }
 
-func waitUntil(t *testing.T, limit time.Duration, what string, ok func() bool) {
+// waitUntil polls ok until it holds, or fails the test after limit saying
+// what was awaited and, as ok says it, what stood instead.
+func waitUntil(t *testing.T, limit time.Duration, what string, ok func() (bool, string)) {
 	t.Helper()
-	for end := time.Now().Add(limit); !ok(); time.Sleep(100 * time.Millisecond) {
+	for end := time.Now().Add(limit); ; time.Sleep(100 * time.Millisecond) {
+		done, now := ok()
+		if done {
+			return
+		}
 		if time.Now().After(end) {
-			t.Fatalf("after %v: not yet %s", limit, what)
+			t.Fatalf("after %v: not yet %s (%s)", limit, what, now)
 		}
 	}
 }
