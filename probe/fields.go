@@ -225,13 +225,16 @@ func (s Sample) Get(f Field) (float64, bool) {
 }
 
 // Value returns field f of s as a measurement of that second, and whether
-// it is one: not when s did not measure f, nor for a latency of a second in
-// which no operation completed (ops_per_s 0). The probe reports that
-// latency as 0, which would read as a very fast second; a stall shows in
-// ops_per_s, and in max_ms of the second that ends it.
+// it is one: not when s did not measure f, nor for a latency of a second
+// that measured its operations and had none (ops_per_s 0). The probe
+// reports that latency as 0, which would read as a very fast second; a
+// stall shows in ops_per_s, and in max_ms of the second that ends it. A
+// sample that never measured ops_per_s (a fio latency log) keeps its
+// latencies: its 0 ops is not a count.
 func (s Sample) Value(f Field) (float64, bool) {
 	v, ok := s.Get(f)
-	return v, ok && !(f.IsLatency() && s.OpsPerS == 0)
+	stalled := s.Measured().Has(FieldOps) && s.OpsPerS == 0
+	return v, ok && !(f.IsLatency() && stalled)
 }
 
 // Set sets field f of s to v (FieldErrors: v rounded to a count) and marks

@@ -121,11 +121,14 @@ func TestFieldTable(t *testing.T) {
 }
 
 // A second without operations has no latency, but still its throughput
-// (0) and its errors.
+// (0) and its errors; a sample that did not count operations keeps its
+// latencies.
 func TestValue(t *testing.T) {
 	busy := Sample{Sec: 1, OpsPerS: 300, MiBPerS: 1.2, P50Ms: 4, P95Ms: 14, P99Ms: 24, MaxMs: 2034, Errors: 1}
 	stall := Sample{Sec: 2, Errors: 2}
 	pg := Sample{Sec: 3, OpsPerS: 500, AvgMs: 2, Real: FieldOps | FieldAvg}
+	pgStall := Sample{Sec: 4, AvgMs: 0, Real: FieldOps | FieldAvg}
+	fioLat := Sample{Sec: 5, AvgMs: 6.098, Real: FieldAvg}
 	uu := map[string]struct {
 		s    Sample
 		have []Field
@@ -133,6 +136,10 @@ func TestValue(t *testing.T) {
 		"busy":    {busy, ProbeFields.List()},
 		"stall":   {stall, []Field{FieldOps, FieldMiB, FieldErrors}},
 		"pgbench": {pg, []Field{FieldOps, FieldAvg}},
+		// A tool's second that counted its operations and had none.
+		"pgbench stall": {pgStall, []Field{FieldOps}},
+		// No ops were measured, so its 0 ops is no stall: the mean stays.
+		"fio lat log": {fioLat, []Field{FieldAvg}},
 	}
 	for name, u := range uu {
 		var have []Field
