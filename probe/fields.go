@@ -39,7 +39,8 @@ const ProbeFields = FieldOps | FieldMiB | FieldP50 | FieldP95 | FieldP99 | Field
 type Fields = Field
 
 // field is all that is known of one field of a Sample. Everything that
-// names, shows, judges or fills a field reads it from here.
+// names, shows, judges or fills a field reads it from here; Sample's JSON
+// tags, which must be literal, are held to it by TestSetGet.
 type field struct {
 	name  string // in JSON and in a playbook's metric: "p95_ms"
 	label string // in a line of text: "p95", "ops/s"
@@ -155,6 +156,16 @@ func (f Field) Label() string {
 		return i.label
 	}
 	return f.String()
+}
+
+// Title is the field as a heading says it: its label with its unit,
+// "p99 ms", or the label alone when it is the unit, "ops/s", or has none,
+// "errors".
+func (f Field) Title() string {
+	if u := f.Unit(); u != "" && u != f.Label() {
+		return f.Label() + " " + u
+	}
+	return f.Label()
 }
 
 // Unit is the unit of the field's values: "ms", "ops/s", "MiB/s", and ""

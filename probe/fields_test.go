@@ -72,21 +72,21 @@ func TestSetGet(t *testing.T) {
 // command workload said of it when each had a table of its own.
 func TestFieldTable(t *testing.T) {
 	uu := map[Field]struct {
-		label, unit          string
+		label, unit, title   string
 		higherIsWorse, isLat bool
 	}{
-		FieldOps:    {"ops/s", "ops/s", false, false},
-		FieldMiB:    {"MiB/s", "MiB/s", false, false},
-		FieldP50:    {"p50", "ms", true, true},
-		FieldP95:    {"p95", "ms", true, true},
-		FieldP99:    {"p99", "ms", true, true},
-		FieldMax:    {"max", "ms", true, true},
-		FieldAvg:    {"avg", "ms", true, true},
-		FieldErrors: {"errors", "", true, false},
+		FieldOps:    {"ops/s", "ops/s", "ops/s", false, false},
+		FieldMiB:    {"MiB/s", "MiB/s", "MiB/s", false, false},
+		FieldP50:    {"p50", "ms", "p50 ms", true, true},
+		FieldP95:    {"p95", "ms", "p95 ms", true, true},
+		FieldP99:    {"p99", "ms", "p99 ms", true, true},
+		FieldMax:    {"max", "ms", "max ms", true, true},
+		FieldAvg:    {"avg", "ms", "avg ms", true, true},
+		FieldErrors: {"errors", "", "errors", true, false},
 	}
 	for f, u := range uu {
-		if f.Label() != u.label || f.Unit() != u.unit || f.HigherIsWorse() != u.higherIsWorse || f.IsLatency() != u.isLat {
-			t.Errorf("%v: label %q, unit %q, higher is worse %t, latency %t; want %+v", f, f.Label(), f.Unit(), f.HigherIsWorse(), f.IsLatency(), u)
+		if f.Label() != u.label || f.Unit() != u.unit || f.Title() != u.title || f.HigherIsWorse() != u.higherIsWorse || f.IsLatency() != u.isLat {
+			t.Errorf("%v: label %q, unit %q, title %q, higher is worse %t, latency %t; want %+v", f, f.Label(), f.Unit(), f.Title(), f.HigherIsWorse(), f.IsLatency(), u)
 		}
 	}
 	if len(uu) != len(AllFields.List()) {
