@@ -25,4 +25,10 @@ func TestQuote(t *testing.T) {
 	if got := Join("umount", "/run/perfbisect/tmpfs a"); got != "umount '/run/perfbisect/tmpfs a'" {
 		t.Errorf("Join = %s", got)
 	}
+	if got := EchoTo("mq-deadline", "/sys/block/loop 0/queue/scheduler"); got != "echo mq-deadline > '/sys/block/loop 0/queue/scheduler'" {
+		t.Errorf("EchoTo = %s", got)
+	}
+	if got := EchoTo("", "/proc/sys/vm/x"); got != "echo '' > /proc/sys/vm/x" {
+		t.Errorf("EchoTo of nothing = %s", got)
+	}
 }
