@@ -39,7 +39,8 @@ const ProbeFields = FieldOps | FieldMiB | FieldP50 | FieldP95 | FieldP99 | Field
 type Fields = Field
 
 // field is all that is known of one field of a Sample. Everything that
-// names, shows, judges or fills a field reads it from here.
+// names, shows, judges or fills a field reads it from here; Sample's JSON
+// tags, which must be literal, are held to it by TestSetGet.
 type field struct {
 	name  string // in JSON and in a playbook's metric: "p95_ms"
 	label string // in a line of text: "p95", "ops/s"
@@ -157,6 +158,16 @@ func (f Field) Label() string {
 	return f.String()
 }
 
+// Title is the field as a heading says it: its label with its unit,
+// "p99 ms", or the label alone when it is the unit, "ops/s", or has none,
+// "errors".
+func (f Field) Title() string {
+	if u := f.Unit(); u != "" && u != f.Label() {
+		return f.Label() + " " + u
+	}
+	return f.Label()
+}
+
 // Unit is the unit of the field's values: "ms", "ops/s", "MiB/s", and ""
 // for errors (a count) or anything that is not one field.
 func (f Field) Unit() string {
@@ -225,13 +236,16 @@ func (s Sample) Get(f Field) (float64, bool) {
 }
 
 // Value returns field f of s as a measurement of that second, and whether
-// it is one: not when s did not measure f, nor for a latency of a second in
-// which no operation completed (ops_per_s 0). The probe reports that
-// latency as 0, which would read as a very fast second; a stall shows in
-// ops_per_s, and in max_ms of the second that ends it.
+// it is one: not when s did not measure f, nor for a latency of a second
+// that measured its operations and had none (ops_per_s 0). The probe
+// reports that latency as 0, which would read as a very fast second; a
+// stall shows in ops_per_s, and in max_ms of the second that ends it. A
+// sample that never measured ops_per_s (a fio latency log) keeps its
+// latencies: its 0 ops is not a count.
 func (s Sample) Value(f Field) (float64, bool) {
 	v, ok := s.Get(f)
-	return v, ok && !(f.IsLatency() && s.OpsPerS == 0)
+	stalled := s.Measured().Has(FieldOps) && s.OpsPerS == 0
+	return v, ok && !(f.IsLatency() && stalled)
 }
 
 // Set sets field f of s to v (FieldErrors: v rounded to a count) and marks

@@ -72,21 +72,21 @@ func TestSetGet(t *testing.T) {
 // command workload said of it when each had a table of its own.
 func TestFieldTable(t *testing.T) {
 	uu := map[Field]struct {
-		label, unit          string
+		label, unit, title   string
 		higherIsWorse, isLat bool
 	}{
-		FieldOps:    {"ops/s", "ops/s", false, false},
-		FieldMiB:    {"MiB/s", "MiB/s", false, false},
-		FieldP50:    {"p50", "ms", true, true},
-		FieldP95:    {"p95", "ms", true, true},
-		FieldP99:    {"p99", "ms", true, true},
-		FieldMax:    {"max", "ms", true, true},
-		FieldAvg:    {"avg", "ms", true, true},
-		FieldErrors: {"errors", "", true, false},
+		FieldOps:    {"ops/s", "ops/s", "ops/s", false, false},
+		FieldMiB:    {"MiB/s", "MiB/s", "MiB/s", false, false},
+		FieldP50:    {"p50", "ms", "p50 ms", true, true},
+		FieldP95:    {"p95", "ms", "p95 ms", true, true},
+		FieldP99:    {"p99", "ms", "p99 ms", true, true},
+		FieldMax:    {"max", "ms", "max ms", true, true},
+		FieldAvg:    {"avg", "ms", "avg ms", true, true},
+		FieldErrors: {"errors", "", "errors", true, false},
 	}
 	for f, u := range uu {
-		if f.Label() != u.label || f.Unit() != u.unit || f.HigherIsWorse() != u.higherIsWorse || f.IsLatency() != u.isLat {
-			t.Errorf("%v: label %q, unit %q, higher is worse %t, latency %t; want %+v", f, f.Label(), f.Unit(), f.HigherIsWorse(), f.IsLatency(), u)
+		if f.Label() != u.label || f.Unit() != u.unit || f.Title() != u.title || f.HigherIsWorse() != u.higherIsWorse || f.IsLatency() != u.isLat {
+			t.Errorf("%v: label %q, unit %q, title %q, higher is worse %t, latency %t; want %+v", f, f.Label(), f.Unit(), f.Title(), f.HigherIsWorse(), f.IsLatency(), u)
 		}
 	}
 	if len(uu) != len(AllFields.List()) {
@@ -121,11 +121,14 @@ func TestFieldTable(t *testing.T) {
 }
 
 // A second without operations has no latency, but still its throughput
-// (0) and its errors.
+// (0) and its errors; a sample that did not count operations keeps its
+// latencies.
 func TestValue(t *testing.T) {
 	busy := Sample{Sec: 1, OpsPerS: 300, MiBPerS: 1.2, P50Ms: 4, P95Ms: 14, P99Ms: 24, MaxMs: 2034, Errors: 1}
 	stall := Sample{Sec: 2, Errors: 2}
 	pg := Sample{Sec: 3, OpsPerS: 500, AvgMs: 2, Real: FieldOps | FieldAvg}
+	pgStall := Sample{Sec: 4, AvgMs: 0, Real: FieldOps | FieldAvg}
+	fioLat := Sample{Sec: 5, AvgMs: 6.098, Real: FieldAvg}
 	uu := map[string]struct {
 		s    Sample
 		have []Field
@@ -133,6 +136,10 @@ func TestValue(t *testing.T) {
 		"busy":    {busy, ProbeFields.List()},
 		"stall":   {stall, []Field{FieldOps, FieldMiB, FieldErrors}},
 		"pgbench": {pg, []Field{FieldOps, FieldAvg}},
+		// A tool's second that counted its operations and had none.
+		"pgbench stall": {pgStall, []Field{FieldOps}},
+		// No ops were measured, so its 0 ops is no stall: the mean stays.
+		"fio lat log": {fioLat, []Field{FieldAvg}},
 	}
 	for name, u := range uu {
 		var have []Field

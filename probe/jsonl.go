@@ -50,13 +50,11 @@ func (e *JSONEncoder) line(v any) error {
 //	if err := d.Err(); err != nil { ... }
 //
 // Lines of other types are skipped, so it reads a session log too. A
-// malformed line is a *jsonl.SyntaxError from Err, and the scan goes on.
-type Decoder struct{ d *jsonl.Decoder[Record] }
+// malformed line is a *jsonl.SyntaxError, listed by BadLines and reported
+// by Err, and the scan goes on.
+type Decoder struct{ *jsonl.Decoder[Record] }
 
 func NewDecoder(r io.Reader) *Decoder { return &Decoder{jsonl.NewDecoder(r, decodeRecord)} }
-
-// Scan advances to the next sample or summary and reports whether there is one.
-func (d *Decoder) Scan() bool { return d.d.Scan() }
 
 func decodeRecord(b []byte) (Record, bool, error) {
 	var head struct {
@@ -79,29 +77,21 @@ func decodeRecord(b []byte) (Record, bool, error) {
 }
 
 // Record is the record found by the last successful Scan.
-func (d *Decoder) Record() Record { return d.d.Value() }
+func (d *Decoder) Record() Record { return d.Value() }
 
-// Err reports a read error, or else the lines that could not be parsed.
+// Err reports a read error first, since what follows it was never read;
+// else the first line that could not be parsed, itself when it is the only
+// one, with a count of the rest when there are more.
 func (d *Decoder) Err() error {
-	if err := d.d.Err(); err != nil {
+	if err := d.Decoder.Err(); err != nil {
 		return err
 	}
-	errs := d.SyntaxErrors()
-	switch len(errs) {
+	bad := d.BadLines()
+	switch len(bad) {
 	case 0:
 		return nil
 	case 1:
-		return errs[0]
+		return bad[0]
 	}
-	return fmt.Errorf("%w (and %d more unreadable lines)", errs[0], len(errs)-1)
-}
-
-// SyntaxErrors lists every line that could not be parsed, each a
-// *jsonl.SyntaxError.
-func (d *Decoder) SyntaxErrors() []error {
-	var out []error
-	for _, e := range d.d.BadLines() {
-		out = append(out, e)
-	}
-	return out
+	return fmt.Errorf("%w (and %d more unreadable lines)", bad[0], len(bad)-1)
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/jsonl"
@@ -212,25 +213,20 @@ func TestDecoderMalformedMiddleLine(t *testing.T) {
 		t.Errorf("Err() = %v does not unwrap to the *json.SyntaxError of line 3", err)
 	}
 
-	all := d.SyntaxErrors()
 	var lines []int
-	for _, e := range all {
-		var se *jsonl.SyntaxError
-		if !errors.As(e, &se) {
-			t.Fatalf("SyntaxErrors() holds %v (%T), want *jsonl.SyntaxError", e, e)
-		}
+	for _, se := range d.BadLines() {
 		if se.Torn {
 			t.Errorf("line %d reported torn; it ended with a newline", se.Line)
 		}
 		lines = append(lines, se.Line)
 	}
 	if !reflect.DeepEqual(lines, []int{3, 5, 6}) {
-		t.Errorf("SyntaxErrors() at lines %v, want [3 5 6]", lines)
+		t.Errorf("BadLines() at lines %v, want [3 5 6]", lines)
 	}
 }
 
-// Line numbers are those of the file, so an operator can open it there:
-// blank lines and lines of other types count.
+// A lone bad line is Err itself, not wrapped in a count of one, so a caller
+// can take its line number without errors.As.
 func TestDecoderOneErrorIsItself(t *testing.T) {
 	d := NewDecoder(strings.NewReader("{\n" + `{"type":"sample","sec":2}` + "\n"))
 	n := 0
@@ -290,6 +286,26 @@ func TestDecoderValidLastLineWithoutNewline(t *testing.T) {
 	}
 	if !reflect.DeepEqual(recs, want) {
 		t.Errorf("records:\n got %s\nwant %s", jsonlShow(recs), jsonlShow(want))
+	}
+}
+
+// A read error comes before the bad lines read until then: the stream was
+// not read to its end, which matters more than a line that did not parse.
+func TestDecoderReadError(t *testing.T) {
+	want := errors.New("connection reset")
+	r := io.MultiReader(strings.NewReader(`{"type":"sample","sec":1}`+"\n"+"{\n"+`{"type":"sample","sec":2`), iotest.ErrReader(want))
+	recs, d := jsonlDecodeAll(t, r)
+	if len(recs) != 1 || recs[0].Sample.Sec != 1 {
+		t.Errorf("records %s, want only second 1", jsonlShow(recs))
+	}
+	if err := d.Err(); err != want {
+		t.Errorf("Err() = %v, want the read error %v itself", err, want)
+	}
+	if bad := d.BadLines(); len(bad) != 1 || bad[0].Line != 2 {
+		t.Errorf("BadLines() = %v, want line 2, the one bad line before the read error", bad)
+	}
+	if d.Scan() {
+		t.Errorf("Scan after a read error returned true")
 	}
 }
 
@@ -442,16 +458,12 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatalf("Scan returned true after returning false")
 		}
 		err := d.Err()
-		errs := d.SyntaxErrors()
+		errs := d.BadLines()
 		if (err == nil) != (len(errs) == 0) {
 			t.Fatalf("Err() = %v with %d syntax errors", err, len(errs))
 		}
 		prev := 0
-		for i, e := range errs {
-			var se *jsonl.SyntaxError
-			if !errors.As(e, &se) {
-				t.Fatalf("syntax error %d is %T", i, e)
-			}
+		for i, se := range errs {
 			if se.Line <= prev {
 				t.Fatalf("syntax error lines not increasing: %d after %d", se.Line, prev)
 			}

@@ -30,8 +30,11 @@ const (
 	EndFailed      Ending = "failed"      // an operation failed and the run stopped early
 )
 
-// Summary is the whole run, computed from the merged histogram of every
-// operation (never from averaging per-second percentiles).
+// Summary is the whole run. The fsync probe's comes from the merged
+// histogram of every operation and a tool's latencies from the tool's own
+// final report, never from averaging per-second percentiles; only
+// `perfbisect import` of a file without a final report falls back to the
+// medians of the per-second values (Tally), and says so.
 type Summary struct {
 	DurationS float64 `json:"duration_s"`
 	Ops       int64   `json:"ops"`

@@ -6,34 +6,24 @@ import (
 	"github.com/perfbisect/perfbisect/internal/series"
 )
 
-// Tally adds up a run's per-second samples, as they arrive, into what they
-// say of the whole run: the one summary-from-samples, for a tool's live run
-// (whose own final report gives the latencies) and for `perfbisect import`
-// of a file without a summary. Each field is taken only from the seconds
-// that really measured it. The zero Tally is empty and ready to use.
-type Tally struct {
+// Totals adds up the throughput and errors of a run's per-second samples
+// as they arrive, in memory that does not grow with the run: all a tool's
+// live run needs, whose own final report gives the latencies. Each field is
+// taken only from the seconds that really measured it. The zero Totals is
+// empty and ready to use.
+type Totals struct {
 	n          int
 	ops, mib   float64
 	nOps, nMiB int
 	errors     int64
-	real       Fields
-	// latOps and latSum weigh the seconds' mean latencies by their
-	// operations; avgSum and nAvg count each second alike.
-	latOps, latSum, avgSum float64
-	nAvg                   int
-	max                    float64
-	// The seconds' percentiles (of pctFields), for their medians.
-	pct [3][]float64
+	hasErrors  bool
 }
 
-var pctFields = [3]Field{FieldP50, FieldP95, FieldP99}
-
 // Add counts one second.
-func (t *Tally) Add(s Sample) {
+func (t *Totals) Add(s Sample) {
 	t.n++
-	ops, hasOps := s.Get(FieldOps)
-	if hasOps {
-		t.ops += ops
+	if v, ok := s.Get(FieldOps); ok {
+		t.ops += v
 		t.nOps++
 	}
 	if v, ok := s.Get(FieldMiB); ok {
@@ -42,35 +32,22 @@ func (t *Tally) Add(s Sample) {
 	}
 	if _, ok := s.Get(FieldErrors); ok {
 		t.errors += s.Errors
-		t.real |= FieldErrors
-	}
-	if v, ok := s.Get(FieldAvg); ok {
-		if hasOps {
-			t.latOps += ops
-			t.latSum += v * ops
-		}
-		t.avgSum += v
-		t.nAvg++
-	}
-	if v, ok := s.Get(FieldMax); ok {
-		t.max = math.Max(t.max, v)
-		t.real |= FieldMax
-	}
-	for i, f := range pctFields {
-		if v, ok := s.Get(f); ok {
-			t.pct[i] = append(t.pct[i], v)
-		}
+		t.hasErrors = true
 	}
 }
 
 // Seconds is how many seconds were added.
-func (t *Tally) Seconds() int { return t.n }
+func (t *Totals) Seconds() int { return t.n }
 
 // Throughput is what the seconds did, without their latencies: how many
 // there were, the operations, ops/s and MiB/s over the seconds that give
-// them, and the errors. Real lists only what the seconds measured.
-func (t *Tally) Throughput() Summary {
-	s := Summary{DurationS: float64(t.n), Real: t.real & FieldErrors}
+// them (a second that did not count its operations is not a second of 0),
+// and the errors. Real lists only what the seconds measured.
+func (t *Totals) Throughput() Summary {
+	s := Summary{DurationS: float64(t.n), Errors: t.errors}
+	if t.hasErrors {
+		s.Real |= FieldErrors
+	}
 	if t.nOps > 0 {
 		s.Ops = int64(math.Round(t.ops))
 		s.OpsPerS = t.ops / float64(t.nOps)
@@ -80,8 +57,49 @@ func (t *Tally) Throughput() Summary {
 		s.MiBPerS = t.mib / float64(t.nMiB)
 		s.Real |= FieldMiB
 	}
-	s.Errors = t.errors
 	return s
+}
+
+// Tally is Totals with the seconds' latencies, for `perfbisect import` of a
+// file without a summary: the one summary-from-samples. A latency is taken
+// as Sample.Value gives it, so a stalled second's 0 ms weighs on the summary
+// no more than on the verdicts. It keeps every second's percentiles for
+// their medians, so it is for a file that is read whole anyway, not for a
+// live run. The zero Tally is empty and ready to use.
+type Tally struct {
+	Totals
+	// latOps and latSum weigh the seconds' mean latencies by their
+	// operations; avgSum and nAvg count each second alike.
+	latOps, latSum, avgSum float64
+	nAvg                   int
+	max                    float64
+	hasMax                 bool
+	// The seconds' percentiles (of pctFields), for their medians.
+	pct [3][]float64
+}
+
+var pctFields = [3]Field{FieldP50, FieldP95, FieldP99}
+
+// Add counts one second.
+func (t *Tally) Add(s Sample) {
+	t.Totals.Add(s)
+	if v, ok := s.Value(FieldAvg); ok {
+		if ops, ok := s.Get(FieldOps); ok {
+			t.latOps += ops
+			t.latSum += v * ops
+		}
+		t.avgSum += v
+		t.nAvg++
+	}
+	if v, ok := s.Value(FieldMax); ok {
+		t.max = math.Max(t.max, v)
+		t.hasMax = true
+	}
+	for i, f := range pctFields {
+		if v, ok := s.Value(f); ok {
+			t.pct[i] = append(t.pct[i], v)
+		}
+	}
 }
 
 // Summary is Throughput with the latencies the seconds give: percentiles
@@ -90,8 +108,10 @@ func (t *Tally) Throughput() Summary {
 // is the mean of every operation. The notes say where it could do no better.
 func (t *Tally) Summary() (Summary, []string) {
 	s := t.Throughput()
-	s.Real |= t.real & FieldMax
-	s.MaxMs = t.max
+	if t.hasMax {
+		s.MaxMs = t.max
+		s.Real |= FieldMax
+	}
 	var notes []string
 	switch {
 	case t.latOps > 0:

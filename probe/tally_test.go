@@ -7,8 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestTally: each field from the seconds that have it; percentiles are the
-// medians of the seconds', the mean latency weighted by operations.
+// TestTally: each field from the seconds that have it, a latency from the
+// seconds that had operations; percentiles are the medians of the
+// seconds', the mean latency weighted by operations.
 func TestTally(t *testing.T) {
 	var empty Tally
 	if s, notes := empty.Summary(); s != (Summary{}) || notes != nil {
@@ -21,9 +22,12 @@ func TestTally(t *testing.T) {
 	tl.Add(Sample{Sec: 2, OpsPerS: 300, P50Ms: 3, P99Ms: 5, AvgMs: 1, MaxMs: 10, Real: lat})
 	tl.Add(Sample{Sec: 3, MiBPerS: 4, Errors: 2, Real: FieldMiB | FieldErrors})
 	tl.Add(Sample{Sec: 4, OpsPerS: 200, P50Ms: 2, AvgMs: 4, Real: FieldOps | FieldP50 | FieldAvg})
+	// A stall: its 0 ops/s counts, its 0 ms latencies are none (were they
+	// taken, p50 would be 1.5 and p99 5).
+	tl.Add(Sample{Sec: 5, Real: lat})
 	got, notes := tl.Summary()
 	want := Summary{
-		DurationS: 4, Ops: 600, OpsPerS: 200, MiBPerS: 4, Errors: 2,
+		DurationS: 5, Ops: 600, OpsPerS: 150, MiBPerS: 4, Errors: 2,
 		P50Ms: 2, P99Ms: 7, MaxMs: 20, AvgMs: (100*2.0 + 300*1 + 200*4) / 600,
 		Real: FieldOps | FieldMiB | FieldErrors | FieldP50 | FieldP99 | FieldAvg | FieldMax,
 	}
@@ -31,8 +35,16 @@ func TestTally(t *testing.T) {
 		t.Errorf("Summary (-want +got):\n%s\nnotes %q", d, notes)
 	}
 	thr := tl.Throughput()
-	if thr.Real != FieldOps|FieldMiB|FieldErrors || thr.P50Ms != 0 || thr.MaxMs != 0 || thr.OpsPerS != 200 {
+	if thr.Real != FieldOps|FieldMiB|FieldErrors || thr.P50Ms != 0 || thr.MaxMs != 0 || thr.OpsPerS != 150 {
 		t.Errorf("Throughput = %+v, want no latencies", thr)
+	}
+
+	// Only stalls: no latency at all, rather than 0 ms.
+	var stalled Tally
+	stalled.Add(Sample{Sec: 1, Real: lat})
+	stalled.Add(Sample{Sec: 2, Real: lat})
+	if s, _ := stalled.Summary(); s.Real != FieldOps || s.DurationS != 2 {
+		t.Errorf("only stalls: %+v, Real %v; want 2 s of 0 ops/s and no latency", s, s.Real)
 	}
 
 	// Means without operation counts count each second alike, and say so.

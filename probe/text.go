@@ -15,21 +15,45 @@ type TextEncoder struct {
 
 func NewTextEncoder(w io.Writer) *TextEncoder { return &TextEncoder{w: w} }
 
-const textRow = "%4s %10s %8s %9s %9s %9s %9s %7s\n"
+// column is one column of the table after "sec": its field, whose title
+// heads it, its width, and how a second's value of it shows.
+type column struct {
+	f     Field
+	width int
+	text  func(Sample) string
+}
 
-const toolRow = "%4s %10s %8s %9s %9s %9s %9s %9s %7s\n"
+func msColumn(f Field) column {
+	return column{f, 9, func(s Sample) string { v, _ := s.Get(f); return MsText(v) }}
+}
+
+// columns are the table's, in Sample's order but for max, the largest,
+// which ends the latencies as in a summary line (Latencies). Only a tool's
+// table has avg: the probe never measures it.
+var columns = []column{
+	{FieldOps, 10, func(s Sample) string { return fmt.Sprintf("%.1f", s.OpsPerS) }},
+	{FieldMiB, 8, func(s Sample) string { return fmt.Sprintf("%.2f", s.MiBPerS) }},
+	msColumn(FieldP50), msColumn(FieldP95), msColumn(FieldP99), msColumn(FieldAvg), msColumn(FieldMax),
+	{FieldErrors, 7, func(s Sample) string { return fmt.Sprint(s.Errors) }},
+}
 
 func (e *TextEncoder) writeHeader(real Fields) error {
 	if e.header {
 		return nil
 	}
 	e.header, e.tool = true, real != 0
-	var err error
-	if e.tool {
-		_, err = fmt.Fprintf(e.w, toolRow, "sec", "ops/s", "MiB/s", "p50 ms", "p95 ms", "p99 ms", "avg ms", "max ms", "errors")
-	} else {
-		_, err = fmt.Fprintf(e.w, textRow, "sec", "ops/s", "MiB/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors")
+	return e.line("sec", func(c column) string { return c.f.Title() })
+}
+
+// line writes one row: first under "sec", then each column's cell.
+func (e *TextEncoder) line(first string, cell func(column) string) error {
+	b := fmt.Appendf(nil, "%4s", first)
+	for _, c := range columns {
+		if c.f != FieldAvg || e.tool {
+			b = fmt.Appendf(b, " %*s", c.width, cell(c))
+		}
 	}
+	_, err := e.w.Write(append(b, '\n'))
 	return err
 }
 
@@ -42,23 +66,12 @@ func (e *TextEncoder) Sample(s Sample) error {
 
 // row writes one line; a field a tool did not measure shows as "-".
 func (e *TextEncoder) row(first string, s Sample, have Fields) error {
-	show := func(f Field, text string) string {
-		if !have.Has(f) {
+	return e.line(first, func(c column) string {
+		if !have.Has(c.f) {
 			return "-"
 		}
-		return text
-	}
-	ops := show(FieldOps, fmt.Sprintf("%.1f", s.OpsPerS))
-	mib := show(FieldMiB, fmt.Sprintf("%.2f", s.MiBPerS))
-	p50, p95, p99 := show(FieldP50, MsText(s.P50Ms)), show(FieldP95, MsText(s.P95Ms)), show(FieldP99, MsText(s.P99Ms))
-	mx, errs := show(FieldMax, MsText(s.MaxMs)), show(FieldErrors, fmt.Sprint(s.Errors))
-	var err error
-	if e.tool {
-		_, err = fmt.Fprintf(e.w, toolRow, first, ops, mib, p50, p95, p99, show(FieldAvg, MsText(s.AvgMs)), mx, errs)
-	} else {
-		_, err = fmt.Fprintf(e.w, textRow, first, ops, mib, p50, p95, p99, mx, errs)
-	}
-	return err
+		return c.text(s)
+	})
 }
 
 func (e *TextEncoder) Summary(s Summary) error {

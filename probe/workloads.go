@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -101,7 +102,7 @@ func (s Spec) validateTool() error {
 	}
 	switch s.Workload {
 	case WorkloadSysbench:
-		if !oneOf(s.Test, SysbenchTests) && !strings.HasSuffix(s.Test, ".lua") {
+		if !slices.Contains(SysbenchTests, s.Test) && !strings.HasSuffix(s.Test, ".lua") {
 			return fmt.Errorf("--test %q: want a sysbench test (%s) or a .lua script", s.Test, strings.Join(SysbenchTests, ", "))
 		}
 		if s.Tables < 1 || s.TableSize < 1 {
@@ -110,11 +111,11 @@ func (s Spec) validateTool() error {
 		if _, ok := PercentileField(s.Percentile); !ok {
 			return fmt.Errorf("--percentile %d: want %s (the sample fields sysbench's per-second latency can fill)", s.Percentile, percentilesText())
 		}
-		if !oneOf(s.Server, []string{ServerMariaDB, ServerMySQL}) {
+		if !slices.Contains([]string{ServerMariaDB, ServerMySQL}, s.Server) {
 			return fmt.Errorf("--server %q: sysbench runs here against mariadb or mysql", s.Server)
 		}
 	case WorkloadPgbench:
-		if !oneOf(s.Test, PgbenchScripts) {
+		if !slices.Contains(PgbenchScripts, s.Test) {
 			return fmt.Errorf("--test %q: want a pgbench builtin script (%s)", s.Test, strings.Join(PgbenchScripts, ", "))
 		}
 		if s.Scale < 1 {
@@ -138,7 +139,7 @@ func (s Spec) validateTool() error {
 		return fmt.Errorf("workload %q: want one of %s", s.Workload, strings.Join(Workloads, ", "))
 	}
 	if s.IsDatabase() {
-		if !oneOf(s.DB, []string{DBManaged, DBExisting}) {
+		if !slices.Contains([]string{DBManaged, DBExisting}, s.DB) {
 			return fmt.Errorf("--db %q: want managed (perfbisect starts a throwaway server) or existing", s.DB)
 		}
 		if s.DB == DBExisting && s.DBHost == "" && s.DBSocket == "" {
@@ -223,15 +224,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Expected is the set of fields the workload's samples will have, before

@@ -23,3 +23,7 @@ func Join(args ...string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// EchoTo is the command that writes value to file, as an operator sets a
+// /sys or /proc file by hand: echo mq-deadline > /sys/block/sda/queue/scheduler.
+func EchoTo(value, file string) string { return "echo " + Quote(value) + " > " + Quote(file) }

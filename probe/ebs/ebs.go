@@ -11,7 +11,8 @@ package ebs
 // Types are the EBS volume types, as the EC2 API names them.
 var Types = []string{"gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"}
 
-// MaxSizeGiB is the largest gp2, gp3 or io1 volume.
+// MaxSizeGiB is the largest gp2 or io1 volume, 16 TiB. gp3 goes further
+// (GP3MaxSizeGiB), as io2 Block Express does.
 const MaxSizeGiB = 16384
 
 // gp2: IOPS come from the size, and a volume below 3,000 IOPS bursts to
@@ -26,15 +27,18 @@ const (
 )
 
 // gp3: 3,000 IOPS and 125 MiB/s whatever the size, which are also its
-// minimums. IOPS above that need at most 500 per GiB; throughput above it
-// needs 4 IOPS per MiB/s.
+// minimums. IOPS above that need at most 500 per GiB, up to 80,000 (from
+// 160 GiB); throughput above it needs 4 IOPS per MiB/s (0.25 MiB/s per
+// IOPS), up to 2,000 MiB/s (from 8,000 IOPS); a volume takes up to 64 TiB.
+// On Outposts gp3 keeps its first limits: 16 TiB, 16,000 IOPS, 1,000 MiB/s.
 const (
 	GP3IOPS       = 3000
-	GP3MaxIOPS    = 16000
+	GP3MaxIOPS    = 80000
 	GP3IOPSPerGiB = 500
 	GP3MiB        = 125
-	GP3MaxMiB     = 1000
+	GP3MaxMiB     = 2000
 	GP3IOPSPerMiB = 4
+	GP3MaxSizeGiB = 65536
 )
 
 // io1 and io2: provisioned IOPS, required. io1 takes at most 50 IOPS per

@@ -3,8 +3,6 @@ package knob
 import (
 	"strings"
 	"testing"
-
-	"github.com/perfbisect/perfbisect/internal/shell"
 )
 
 var allKnobs = []string{"fsync", "host", "image", "manual", "mount-options", "scheduler", "shell", "sysctl", "tmpfs", "volume-type"}
@@ -105,20 +103,5 @@ func TestLines(t *testing.T) {
 	want := []string{"Stop the database", "Boot the old image"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("lines = %q, want %q", got, want)
-	}
-}
-
-func TestShellQuote(t *testing.T) {
-	uu := map[string]struct{ in, want string }{
-		"plain":  {"/run/perfbisect/tmpfs-1", "/run/perfbisect/tmpfs-1"},
-		"space":  {"/mnt/my disk", "'/mnt/my disk'"},
-		"quote":  {"it's", `'it'\''s'`},
-		"empty":  {"", "''"},
-		"option": {"remount,noatime,commit=60", "remount,noatime,commit=60"},
-	}
-	for name, u := range uu {
-		if got := shell.Quote(u.in); got != u.want {
-			t.Errorf("%s: shell.Quote(%q) = %s, want %s", name, u.in, got, u.want)
-		}
 	}
 }

@@ -89,8 +89,8 @@ func (k *scheduler) plan(env Env, w probe.Spec) (schedPlan, error) {
 	if !env.Root {
 		return p, &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("changing the I/O scheduler of %s needs root (it writes %s)", disk, file)}
 	}
-	p.change.Do = []string{echoTo(k.value, file)}
-	p.change.Undo = []string{echoTo(cur, file)}
+	p.change.Do = []string{shell.EchoTo(k.value, file)}
+	p.change.Undo = []string{shell.EchoTo(cur, file)}
 	return p, nil
 }
 
@@ -104,7 +104,7 @@ func (k *scheduler) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 	}
 	revert := once(func(context.Context) error {
 		if err := setScheduler(p.queue, p.from); err != nil {
-			return fmt.Errorf("I/O scheduler of %s still changed: %v (put it back by hand: %s)", p.disk, err, echoTo(p.from, p.file()))
+			return fmt.Errorf("I/O scheduler of %s still changed: %v (put it back by hand: %s)", p.disk, err, shell.EchoTo(p.from, p.file()))
 		}
 		return nil
 	})
@@ -120,7 +120,7 @@ func (k *scheduler) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 // the file, and names the command in its error.
 func setScheduler(queue, name string) error {
 	if err := sysinfo.SetScheduler(queue, name); err != nil {
-		return fmt.Errorf("%s: %v", echoTo(name, filepath.Join(queue, "scheduler")), err)
+		return fmt.Errorf("%s: %v", shell.EchoTo(name, filepath.Join(queue, "scheduler")), err)
 	}
 	return nil
 }
@@ -140,9 +140,4 @@ func schedulerQueue(dir string, m sysinfo.Mount) (disk, queue string, err error)
 		return disk, "", &Unavailable{Knob: "scheduler", Reason: fmt.Sprintf("%s (under %s) has no I/O scheduler: no %s", disk, dir, file)}
 	}
 	return disk, queue, nil
-}
-
-// echoTo is the shell command that writes value to file.
-func echoTo(value, file string) string {
-	return "echo " + shell.Quote(value) + " > " + shell.Quote(file)
 }

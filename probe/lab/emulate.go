@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -110,8 +111,8 @@ func (s *State) ImageChanges(name string) []string {
 		ra = "?"
 	}
 	return []string{
-		fmt.Sprintf("echo %s > %s/scheduler (now %s)", img.Scheduler, q, cur),
-		fmt.Sprintf("echo %s > %s/read_ahead_kb (now %s)", img.ReadAheadKB, q, ra),
+		fmt.Sprintf("%s (now %s)", shell.EchoTo(img.Scheduler, filepath.Join(q, "scheduler")), cur),
+		fmt.Sprintf("%s (now %s)", shell.EchoTo(img.ReadAheadKB, filepath.Join(q, "read_ahead_kb")), ra),
 	}
 }
 
@@ -135,7 +136,7 @@ func (s *State) SetImage(name string) (after string, revert func() error, err er
 	}
 	old := Image{Scheduler: oldSched, ReadAheadKB: oldRA}
 	oldName := s.ImageName()
-	byHand := fmt.Sprintf("put it back by hand: echo %s > %s/scheduler; echo %s > %s/read_ahead_kb", oldSched, q, oldRA, q)
+	byHand := fmt.Sprintf("put it back by hand: %s; %s", shell.EchoTo(oldSched, filepath.Join(q, "scheduler")), shell.EchoTo(oldRA, filepath.Join(q, "read_ahead_kb")))
 	if err := s.setImage(img, name); err != nil {
 		if uerr := s.setImage(old, oldName); uerr != nil {
 			return "", nil, fmt.Errorf("%v; putting the old image back failed too: %v (%s)", err, uerr, byHand)

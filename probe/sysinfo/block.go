@@ -64,7 +64,9 @@ func ReadScheduler(queue string) (current string, offered []string, err error) {
 	}
 	current, offered = parseSchedulers(string(b))
 	if len(offered) == 0 {
-		return "", nil, fmt.Errorf("%s is empty", file)
+		// A PathError, as a failed read is, so that pathx.Bare can drop
+		// the path for a caller that names it already.
+		return "", nil, &os.PathError{Op: "read", Path: file, Err: errors.New("it is empty")}
 	}
 	return current, offered, nil
 }

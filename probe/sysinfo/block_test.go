@@ -181,8 +181,8 @@ func TestQueueSettings(t *testing.T) {
 			t.Errorf("SetScheduler(%s) back: %v", was, err)
 		}
 	}
-	if err := SetScheduler(queue, "no-such-sched"); err == nil {
-		t.Error("SetScheduler(no-such-sched) gave no error")
+	if err := SetScheduler(queue, "no-such-sched"); err == nil || strings.Contains(err.Error(), queue) {
+		t.Errorf("SetScheduler(no-such-sched) = %v, want an error that leaves the path to the caller", err)
 	}
 	if now, _, _ := ReadScheduler(queue); now != was {
 		t.Errorf("a refused scheduler left %s, want %s", now, was)
@@ -197,16 +197,24 @@ func TestQueueSettings(t *testing.T) {
 	if now, _ := ReadAhead(queue); now != to {
 		t.Errorf("read-ahead %s after SetReadAhead(%s)", now, to)
 	}
-	if err := SetReadAhead(queue, "lots"); err == nil {
-		t.Error("SetReadAhead(lots) gave no error")
+	if err := SetReadAhead(queue, "lots"); err == nil || strings.Contains(err.Error(), queue) {
+		t.Errorf("SetReadAhead(lots) = %v, want an error that leaves the path to the caller", err)
 	}
 }
 
 // TestWriteSysError: the error says why, without the path the caller
-// already names.
+// already names; so does a failed read-back of a queue setting.
 func TestWriteSysError(t *testing.T) {
-	err := WriteSys(filepath.Join(t.TempDir(), "none"), "1")
+	dir := t.TempDir()
+	err := WriteSys(filepath.Join(dir, "none"), "1")
 	if !errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "/") {
 		t.Errorf("WriteSys(missing) = %v, want a bare not-exist error", err)
+	}
+	// Writing nothing to an empty file leaves it empty, as no kernel would.
+	if err := os.WriteFile(filepath.Join(dir, "scheduler"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetScheduler(dir, ""); err == nil || !strings.Contains(err.Error(), "empty") || strings.Contains(err.Error(), "/") {
+		t.Errorf("SetScheduler reading back an empty file = %v, want it to say so without the path", err)
 	}
 }

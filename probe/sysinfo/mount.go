@@ -1,10 +1,10 @@
 // Package sysinfo owns what the kernel says about this machine: its mount
 // table (parsed here and nowhere else), the block devices under it and
-// their I/O schedulers, its CPU and memory. It reads /proc and /sys; the
-// only things it writes are a request queue's scheduler and read-ahead, so
-// that the scheduler knob and the lab's image share one writer that checks
-// what the kernel kept. Knobs that change the machine and hosts that
-// describe it both look here.
+// their I/O schedulers, its CPU and memory. It reads /proc and /sys, and
+// writes them through one WriteSys: the sysctl knob's /proc/sys keys, and
+// a request queue's scheduler and read-ahead, which the scheduler knob and
+// the lab's image set through one writer that checks what the kernel kept.
+// Knobs that change the machine and hosts that describe it both look here.
 package sysinfo
 
 import (

@@ -28,6 +28,10 @@ func WriteSys(file, value string) error {
 	return pathx.Bare(err)
 }
 
+// readBack is the error of reading a file back after writing it, without
+// its path, as WriteSys's.
+func readBack(err error) error { return fmt.Errorf("read it back: %v", pathx.Bare(err)) }
+
 // SetScheduler switches a request queue's I/O scheduler and checks that the
 // kernel took it. Like WriteSys, its error says only why.
 func SetScheduler(queue, name string) error {
@@ -36,7 +40,7 @@ func SetScheduler(queue, name string) error {
 	}
 	cur, _, err := ReadScheduler(queue)
 	if err != nil {
-		return err
+		return readBack(err)
 	}
 	if cur != name {
 		return fmt.Errorf("the kernel kept %s", cur)
@@ -62,7 +66,7 @@ func SetReadAhead(queue, kb string) error {
 	}
 	cur, err := ReadAhead(queue)
 	if err != nil {
-		return err
+		return readBack(err)
 	}
 	if cur != kb {
 		return fmt.Errorf("the kernel kept %s KiB", cur)

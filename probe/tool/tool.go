@@ -178,7 +178,7 @@ func (w *workload) measure(ctx context.Context, p proc.Process, lines <-chan pro
 		limit.Reset(duration + startSlack)
 	}
 	defer limit.Stop()
-	var acc probe.Tally
+	var acc probe.Totals
 	said := proc.NewOutput(tailLines)
 	from := proc.StderrOnly
 	if r.quoteStdout {
@@ -260,7 +260,7 @@ func (w *workload) measure(ctx context.Context, p proc.Process, lines <-chan pro
 // summary is the run's summary: throughput and errors from the samples
 // sent (each one second), latencies only from the tool's own final report,
 // over every operation, never from per-second values.
-func summary(t *probe.Tally, final *probe.Summary) probe.Summary {
+func summary(t *probe.Totals, final *probe.Summary) probe.Summary {
 	s := t.Throughput()
 	// Real is never empty, which would mean the fsync probe's fields: a
 	// tool's run always says its operations, 0 when it printed none.

@@ -79,7 +79,7 @@ func TestPasswordPipe(t *testing.T) {
 }
 
 func TestSummaryLatenciesOnlyFromTheFinalReport(t *testing.T) {
-	var a probe.Tally
+	var a probe.Totals
 	for i, ops := range []float64{100, 200, 300} {
 		a.Add(probe.Sample{Sec: i + 1, OpsPerS: ops, P95Ms: 9, Errors: 1, Real: probe.FieldOps | probe.FieldP95 | probe.FieldErrors})
 	}

@@ -7,17 +7,18 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/fioref"
 	"github.com/perfbisect/perfbisect/internal/series"
+	"github.com/perfbisect/perfbisect/probe"
 )
 
 func main() {
@@ -40,7 +41,7 @@ func main() {
 	failed := false
 	fmt.Printf("%-8s %5s %12s %12s %7s %12s\n", "where", "round", "probe ops/s", "fio ops/s", "ratio", "probe maxrss")
 	for _, arg := range flag.Args() {
-		label, dir, ok := cut(arg)
+		label, dir, ok := strings.Cut(arg, "=")
 		if !ok {
 			label, dir = filepath.Base(arg), arg
 		}
@@ -84,25 +85,21 @@ func runProbe(bin, dir string, d time.Duration) (opsPerS float64, maxRSSKB int64
 	if err := cmd.Run(); err != nil {
 		return 0, 0, fmt.Errorf("probe: %v: %s", err, errb.String())
 	}
-	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
-	var sum struct {
-		Type    string  `json:"type"`
-		OpsPerS float64 `json:"ops_per_s"`
+	var sum *probe.Summary
+	dec := probe.NewDecoder(&out)
+	for dec.Scan() {
+		if r := dec.Record(); r.Summary != nil {
+			sum = r.Summary
+		}
 	}
-	if err := json.Unmarshal(lines[len(lines)-1], &sum); err != nil || sum.Type != "summary" {
-		return 0, 0, fmt.Errorf("probe: no summary in its output: %v", err)
+	if err := dec.Err(); err != nil {
+		return 0, 0, fmt.Errorf("probe: its output: %v", err)
+	}
+	if sum == nil {
+		return 0, 0, fmt.Errorf("probe: no summary in its output")
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		maxRSSKB = ru.Maxrss
 	}
 	return sum.OpsPerS, maxRSSKB, nil
-}
-
-func cut(s string) (string, string, bool) {
-	for i := range s {
-		if s[i] == '=' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return "", s, false
 }
