@@ -186,10 +186,10 @@ func (m *Model) charts(w, h int) string {
 	}
 	lat := chart.Measured(m.metric, m.st.Measures())
 	if h < 12 {
-		return draw("latency "+chart.Title(lat), lat, h)
+		return draw("latency "+lat.Title(), lat, h)
 	}
 	top := h / 2
-	return draw("throughput", probe.FieldOps, top) + "\n" + draw("latency "+chart.Title(lat), lat, h-top)
+	return draw("throughput", probe.FieldOps, top) + "\n" + draw("latency "+lat.Title(), lat, h-top)
 }
 
 func (m *Model) status(w int) string {

@@ -51,6 +51,14 @@ const (
 	IO2MinIOPS    = 100
 )
 
+// MaxSize is the largest volume of type typ, in GiB.
+func MaxSize(typ string) int {
+	if typ == "gp3" {
+		return GP3MaxSizeGiB
+	}
+	return MaxSizeGiB
+}
+
 // MinIOPS is the least provisioned IOPS a type takes; provisioned is false
 // for the types without provisioned IOPS.
 func MinIOPS(typ string) (least int, provisioned bool) {

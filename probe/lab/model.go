@@ -28,8 +28,8 @@ type Model struct {
 // the defaults (gp3: 3000 IOPS, 125 MiB/s). The type is case-insensitive.
 func NewModel(typ string, sizeGiB, iops, throughputMiB int) (Model, error) {
 	m := Model{Type: strings.ToLower(strings.TrimSpace(typ)), SizeGiB: sizeGiB, IOPS: iops, ThroughputMiB: throughputMiB}
-	if sizeGiB < 1 || sizeGiB > ebs.MaxSizeGiB {
-		return Model{}, fmt.Errorf("lab: volume size %d GiB: must be 1 to %d GiB", sizeGiB, ebs.MaxSizeGiB)
+	if max := ebs.MaxSize(m.Type); sizeGiB < 1 || sizeGiB > max {
+		return Model{}, fmt.Errorf("lab: %s volume size %d GiB: must be 1 to %d GiB", m.Type, sizeGiB, max)
 	}
 	if iops < 0 {
 		return Model{}, fmt.Errorf("lab: %d IOPS: must not be negative", iops)

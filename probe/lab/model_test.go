@@ -21,6 +21,7 @@ func TestModel(t *testing.T) {
 		{"gp2", 6000, 0, 0, 16000, 16000, 0, 0, "gp2 6000 GiB (baseline 16000 IOPS, burst 16000)"},
 		{"GP3", 30, 0, 0, 3000, 3000, 3000, 125, "gp3 30 GiB (3000 IOPS, 125 MiB/s)"},
 		{"gp3", 100, 6000, 500, 6000, 6000, 6000, 500, "gp3 100 GiB (6000 IOPS, 500 MiB/s)"},
+		{"gp3", 20000, 0, 0, 3000, 3000, 3000, 125, "gp3 20000 GiB (3000 IOPS, 125 MiB/s)"}, // past gp2's 16 TiB
 		{"io1", 100, 5000, 0, 5000, 5000, 5000, 0, "io1 100 GiB (5000 IOPS)"},
 	} {
 		m, err := NewModel(c.typ, c.size, c.iops, c.mib)
@@ -55,6 +56,8 @@ func TestModelErrors(t *testing.T) {
 		{"gp3", 30, 3000, 1000, "needs at least 4000 IOPS"},
 		{"gp3", 30, -5, 0, "must not be negative"},
 		{"gp3", 30, 0, -5, "must not be negative"},
+		{"gp3", 70000, 0, 0, "gp3 volume size 70000 GiB: must be 1 to 65536"},
+		{"io1", 20000, 1000, 0, "io1 volume size 20000 GiB: must be 1 to 16384"},
 		{"st1", 30, 0, 0, `volume type "st1"`},
 		{"", 30, 0, 0, "volume type missing"},
 	} {

@@ -14,7 +14,7 @@
 //
 //	from := step.WindowStart(window)            // first second of the last `window` seconds
 //	c := chart.Chart{
-//		Title:    "latency " + chart.Title(field),
+//		Title:    "latency " + field.Title(),
 //		Window:   window,
 //		FirstSec: from,
 //		Color:    color,

@@ -11,15 +11,6 @@ import (
 // unit and which way is worse are the fields' table's (probe). What is the
 // chart's own: how a title says it, and the order the `m` key visits them.
 
-// Title is the field as a chart's title or legend says it: its label with
-// its unit, "p99 ms", or the label alone when it is the unit, "ops/s".
-func Title(f probe.Field) string {
-	if u := f.Unit(); u != "" && u != f.Label() {
-		return f.Label() + " " + u
-	}
-	return f.Label()
-}
-
 // Value is field f of s as a chart draws it: NaN, which a chart leaves
 // blank, when s has no value for it — a field s did not measure (pgbench
 // gives no p99), one that is not a field, or a latency of a second without

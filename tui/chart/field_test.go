@@ -28,7 +28,7 @@ func TestField(t *testing.T) {
 		probe.FieldErrors: {"errors", 2, series.Max},
 	}
 	for f, u := range uu {
-		if got := Title(f); got != u.title {
+		if got := f.Title(); got != u.title { // as the charts title it
 			t.Errorf("Title(%v) = %q, want %q", f, got, u.title)
 		}
 		if got := Value(f, s); got != u.value {
