@@ -7,9 +7,10 @@ import (
 	"github.com/perfbisect/perfbisect/probe"
 )
 
-// A chart shows one field of probe.Sample; what the field is called, its
-// unit and which way is worse are the fields' table's (probe). What is the
-// chart's own: how a title says it, and the order the `m` key visits them.
+// A chart shows one field of probe.Sample; what the field is called (its
+// Title), its unit and which way is worse are the fields' table's (probe).
+// What is the chart's own: a value as it is drawn, and the order the `m`
+// key visits the fields.
 
 // Value is field f of s as a chart draws it: NaN, which a chart leaves
 // blank, when s has no value for it — a field s did not measure (pgbench
