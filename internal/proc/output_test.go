@@ -177,8 +177,8 @@ func TestReadLines(t *testing.T) {
 }
 
 func TestStdoutKeepsTheLastMiB(t *testing.T) {
-	var s Stdout
-	line := s.Tee(nil)
+	var s stdout
+	line := s.tee(nil)
 	line(Line{Text: "first"})
 	line(Line{Text: "an error", Stderr: true})
 	line(Line{Text: ""})
