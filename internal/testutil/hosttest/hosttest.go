@@ -2,8 +2,9 @@
 // real servers: the test binary doubles as `perfbisect agent`, so a test's
 // walk measures in a real child process, as perfbisect does; beside it,
 // Fake is a scripted host for the paths of a walk no real machine can be
-// made to take on cue. It imports probe/host, so only the tests of packages
-// above host (session, tui, cmd) can use it.
+// made to take on cue. It imports probe/host, so only host's external tests
+// (package host_test) and those of the packages above it (session, tui,
+// cmd) can use it.
 package hosttest
 
 import (
