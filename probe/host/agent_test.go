@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
 )
@@ -39,5 +40,54 @@ echo tps=1; sleep 30`
 	sum, err := run.Wait()
 	if err != nil || secs != 1 || sum.Ended != probe.EndCompleted {
 		t.Errorf("%d s, ended %s: %v; want the one second of a command with SIGPIPE's default action", secs, sum.Ended, err)
+	}
+}
+
+// TestAgentStream reads what an agent prints as the agent's stream is
+// read: every whole line counts, a bad one is reported after the run, and
+// the run's end is the summary's.
+func TestAgentStream(t *testing.T) {
+	const (
+		sample  = `{"type":"sample","sec":1,"ops_per_s":100}`
+		summary = `{"type":"summary","ended":"completed","ops":100}`
+	)
+	for name, u := range map[string]struct {
+		out  string
+		secs int
+		want string
+	}{
+		"whole": {sample + "\n" + summary + "\n", 1, ""},
+		"bad line": {sample + "\nnot json\n" + sample + "\n" + summary + "\n", 2,
+			"workload agent output: line 2: invalid character 'o' in literal null (expecting 'u')"},
+		"two bad lines": {"{\n" + sample + "\nnot json\n" + summary + "\n", 1,
+			"workload agent output: line 1: unexpected end of JSON input (and 1 more unreadable lines)"},
+		// proc hands over a last line without its newline as a line:
+		// what is cut short is bad, not torn.
+		"torn tail":        {sample + "\n" + summary + "\n" + `{"type":"sam`, 1, "workload agent output: line 3: unexpected end of JSON input"},
+		"no summary":       {sample + "\n" + `{"type":"sam`, 1, "workload agent ended without a summary after 1 s"},
+		"blank and others": {"\n" + `{"type":"other"}` + "\n\n" + summary, 0, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := hosttest.Local(t)
+			h.Agent = proc.Cmd{Path: "sh", Args: []string{"-c", `read -r req; printf %s "$0"`, u.out}}
+			s := probe.DefaultSpec()
+			s.Dir = t.TempDir()
+			run, err := h.Run(t.Context(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var secs int
+			for range run.Samples() {
+				secs++
+			}
+			_, err = run.Wait()
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if secs != u.secs || got != u.want {
+				t.Errorf("%d s, %q; want %d s, %q", secs, got, u.secs, u.want)
+			}
+		})
 	}
 }
