@@ -2,12 +2,15 @@ package host_test
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/lab"
 )
 
 // The test binary doubles as `perfbisect agent`, so these tests run their
@@ -89,5 +92,27 @@ func TestAgentStream(t *testing.T) {
 				t.Errorf("%d s, %q; want %d s, %q", secs, got, u.secs, u.want)
 			}
 		})
+	}
+}
+
+// TestRunRefusesAnUnreadableLab: a lab whose state cannot be read may be
+// up, and a workload on its volume would then be measured unthrottled:
+// the run does not start.
+func TestRunRefusesAnUnreadableLab(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "lab.json")
+	if err := os.WriteFile(state, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old string) { lab.StateFile = old }(lab.StateFile)
+	lab.StateFile = state
+	s := probe.DefaultSpec()
+	s.Dir = t.TempDir()
+	run, err := hosttest.Local(t).Run(t.Context(), s)
+	if err == nil {
+		run.Wait()
+		t.Fatal("the workload ran beside a lab whose state cannot be read")
+	}
+	if !strings.Contains(err.Error(), state) {
+		t.Errorf("Run: %v; want the state file named", err)
 	}
 }

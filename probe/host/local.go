@@ -13,6 +13,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/probe/lab"
 )
 
 // Local is the machine perfbisect runs on.
@@ -98,11 +99,10 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	}
 	// On the lab's emulated volume, the workload's I/O goes through the
 	// lab's throttled cgroup. The agent waits for its request, so nothing
-	// is written before it is there.
-	if st, ok := (labVolume{}).load(); ok && st.Contains(w.Dir) {
-		if err := st.Enter(p.Pid()); err != nil {
-			return fail(fmt.Errorf("put the workload in the lab's cgroup %s: %v", st.Cgroup, err))
-		}
+	// is written before it is there. A lab whose state cannot be read is
+	// an error: taken for none, the volume would be measured unthrottled.
+	if _, err := lab.EnterIfOn(w.Dir, p.Pid()); err != nil {
+		return fail(fmt.Errorf("put the workload on the lab's volume: %v", err))
 	}
 	if _, err := p.Stdin().Write(append(req, '\n')); err != nil {
 		return fail(fmt.Errorf("send the workload to the agent: %v%s", err, proc.Quote(p.Output().Said(proc.StderrOnly))))
