@@ -43,7 +43,7 @@ func (l *Local) Name() string {
 func (l *Local) Facts(ctx context.Context, dataDir string) (Facts, error) {
 	f, err := localFacts(dataDir)
 	if st, ok := (labVolume{}).load(); ok && err == nil && st.Contains(f.DataDir) {
-		f.Lab = "EMULATED EBS volume (perfbisect lab): " + describeVolume(st)
+		f.Lab = "EMULATED EBS volume (perfbisect lab): " + st.Describe()
 	}
 	return f, err
 }
