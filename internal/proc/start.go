@@ -227,11 +227,16 @@ func (p *process) Stop(ctx context.Context) error {
 	}
 }
 
-// sequence sends the stop steps, each given its time, then SIGKILL.
+// sequence sends the stop steps, each given its time, then SIGKILL. Once
+// it has been killed a step is no use: Stop only waits.
 func (p *process) sequence() {
 	for _, s := range p.c.Stop {
-		if p.exited() {
+		select {
+		case <-p.done:
 			return
+		case <-p.killed:
+			return
+		default:
 		}
 		what := "closing its stdin"
 		if s.CloseStdin {
