@@ -270,8 +270,10 @@ func newLabControllerCmd() *cobra.Command {
 
 // startController starts `perfbisect lab controller` detached (its own
 // session, away from this terminal, no parent-death signal): it keeps the
-// credits after lab up has returned, until lab down stops it. Its pid goes
-// into the lab's state.
+// credits after lab up has returned, until lab down stops it. Its pid and
+// start time go into the lab's state. The controller records them itself
+// as it starts; recording them here too covers one that dies first, and
+// the start time keeps lab down from signalling whoever gets its pid next.
 func startController() error {
 	self, err := os.Executable()
 	if err != nil {
@@ -281,6 +283,14 @@ func startController() error {
 	if err != nil {
 		return err
 	}
-	_, err = lab.Update(func(s *lab.State) error { s.ControllerPID = pid; return nil })
+	// Not reaped before this process exits, so it is there to read.
+	start, err := proc.StartTime(pid)
+	if err != nil {
+		return fmt.Errorf("the lab's controller (pid %d): %v", pid, err)
+	}
+	_, err = lab.Update(func(s *lab.State) error {
+		s.ControllerPID, s.ControllerStart = pid, start
+		return nil
+	})
 	return err
 }
