@@ -224,17 +224,17 @@ func newLabDownCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Short: "Remove the lab: its controller, throttle, cgroup, mount, loop device and backing file",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			// A state file that cannot be read is no reason to keep the
-			// lab: down removes what it finds.
 			st, err := lab.Current()
-			if st == nil && err == nil {
+			if err != nil {
+				// lab.Down would stop at it too, after the question.
+				return failure(fmt.Errorf("%w: lab down needs it to know what to take down", err))
+			}
+			if st == nil {
 				fmt.Fprintln(stdout, "lab: already down")
 				return nil
 			}
-			plan := []string{"stop the lab's controller, remove its throttle and cgroup, unmount, detach the loop device and delete the backing file (its data is lost)"}
-			if st != nil {
-				plan[0] += fmt.Sprintf(": %s on %s, %s", st.Mount, st.Loop, st.Backing)
-			}
+			plan := []string{fmt.Sprintf("stop the lab's controller, remove its throttle and cgroup, unmount, detach the loop device and delete the backing file (its data is lost): %s on %s, %s",
+				st.Mount, st.Loop, st.Backing)}
 			if err := confirmPlan(c.Context(), "lab down", plan, "perfbisect lab up builds a new one", yes, dryRun, stdin, stdout); err != nil {
 				return err
 			}
