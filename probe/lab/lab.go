@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -400,7 +401,7 @@ func loopsOf(ctx context.Context, file string) ([]string, error) {
 // and quotes what it said. Like a knob's commands, it gets no parent-death
 // signal: a losetup or an umount cut short leaves the host half changed.
 func run(ctx context.Context, name string, args ...string) (string, error) {
-	res, err := proc.Run(ctx, proc.Cmd{Name: name + " " + strings.Join(args, " "), Path: name, Args: args})
+	res, err := proc.Run(ctx, proc.Cmd{Name: shell.Join(append([]string{name}, args...)...), Path: name, Args: args})
 	if err != nil {
 		return res.Stdout, fmt.Errorf("lab: %v", err)
 	}
