@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/probe/knob"
 )
 
@@ -50,6 +51,7 @@ func knobActions(w *walk, step string) string {
 
 func TestFakeWalkConcludes(t *testing.T) {
 	h := fakeHost()
+	h.HostFacts = host.Facts{Hostname: "db-7", Kernel: "6.8.0", DataDir: "/data", Device: "nvme1n1"}
 	h.Runs = []hosttest.FakeRun{
 		{Samples: hosttest.Seconds(6, diskMs)},
 		{Samples: hosttest.Seconds(6, memoryMs)},
@@ -72,6 +74,9 @@ func TestFakeWalkConcludes(t *testing.T) {
 	}
 	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> fsync; fsync gone -> volume; volume unavailable => flush latency of this disk; the volume type could not be tried here" {
 		t.Errorf("walk: %s", got)
+	}
+	if got := r.Walk().Host; got == nil || *got != h.HostFacts {
+		t.Errorf("the walk's host %+v, want the host's facts %+v", got, h.HostFacts)
 	}
 }
 
@@ -189,6 +194,61 @@ func TestFakeApplyFailurePutsBackWhatWasApplied(t *testing.T) {
 	}
 	if reverted < 0 || reverted > ended {
 		t.Errorf("tmpfs put back at event %d, the step's end at %d: want the revert first", reverted, ended)
+	}
+}
+
+// A knob that cannot say what it would do fails its step before anything
+// changes, and the walk goes on as the playbook says for a step that could
+// not be tried.
+func TestFakePlanFailureChangesNothing(t *testing.T) {
+	h := fakeHost()
+	k := h.Knobs["tmpfs"]
+	k.PlanErr = errors.New("/run/perfbisect: read-only file system")
+	h.Knobs["tmpfs"] = k
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	if res.State != StateFailed || res.Reason != "plan tmpfs: /run/perfbisect: read-only file system" {
+		t.Errorf("state %s (%s), want failed with the plan's error", res.State, res.Reason)
+	}
+	if got := h.Calls(); !reflect.DeepEqual(got, []string{"plan tmpfs"}) {
+		t.Errorf("calls %v, want the plan alone: nothing applied, nothing run", got)
+	}
+	if len(w.asked) != 0 || knobActions(w, "tmpfs") != "" {
+		t.Errorf("asked %v, knob events %q: want no question and no knob event", w.asked, knobActions(w, "tmpfs"))
+	}
+	if errs := w.of(TypeError, "tmpfs"); len(errs) != 1 || errs[0].Data.(*ErrorEvent).Action != "the step does not run; nothing was changed" {
+		t.Errorf("error events %+v, want one saying nothing was changed", errs)
+	}
+	if d := res.Decision; d == nil || d.Next != "volume" {
+		t.Errorf("decision %+v, want on to volume, as the playbook goes when tmpfs cannot be tried", d)
+	}
+}
+
+// A workload that fails mid-run fails its step, which keeps the seconds it
+// measured; the knob is put back and the walk goes on by the playbook.
+func TestFakeRunFailsMidway(t *testing.T) {
+	h := fakeHost()
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(3, memoryMs), Err: errors.New("workload agent died after 3 s: killed by SIGKILL")}}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	if res.State != StateFailed || res.Reason != "workload agent died after 3 s: killed by SIGKILL" {
+		t.Errorf("state %s (%s), want failed with the run's error", res.State, res.Reason)
+	}
+	if n := len(res.Samples); n != 3 {
+		t.Errorf("%d seconds kept, want the 3 measured", n)
+	}
+	if got := knobActions(w, "tmpfs"); got != "planned applied reverted" {
+		t.Errorf("knob events %q, want planned applied reverted", got)
+	}
+	if errs := w.of(TypeError, "tmpfs"); len(errs) != 1 || errs[0].Data.(*ErrorEvent).Action != "step ended after 3 s; its samples are kept" {
+		t.Errorf("error events %+v, want one saying the 3 s are kept", errs)
+	}
+	if d := res.Decision; d == nil || d.Next != "volume" {
+		t.Errorf("decision %+v, want on to volume, as the playbook goes when tmpfs cannot be tried", d)
 	}
 }
 
