@@ -13,12 +13,7 @@ import (
 	"github.com/perfbisect/perfbisect/probe/lab"
 )
 
-// The test binary doubles as `perfbisect agent`, so these tests run their
-// workloads in a real child process, as perfbisect does.
-func TestMain(m *testing.M) {
-	hosttest.ServeIfAgent()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { hosttest.Main(m) }
 
 // TestAgentChildGetsSIGPIPE: the agent must not be killed by a parent that
 // closed its stdout, but what it starts runs as it would from a shell, with

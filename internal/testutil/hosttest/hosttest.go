@@ -39,6 +39,14 @@ func ServeIfAgent() {
 	os.Exit(0)
 }
 
+// Main is TestMain for a package whose tests run workloads through Local:
+// the test binary serves as the agent when started as one, and runs the
+// tests otherwise.
+func Main(m *testing.M) {
+	ServeIfAgent()
+	os.Exit(m.Run())
+}
+
 // Local is the local host with the test binary as its agent and the knobs'
 // state in a directory of the test's own.
 func Local(t testing.TB) *host.Local {
