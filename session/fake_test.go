@@ -152,10 +152,7 @@ func TestFakeRevertFailsLoudly(t *testing.T) {
 	k.RevertErr = errors.New("umount /run/perfbisect/t: target is busy")
 	h.Knobs["tmpfs"] = k
 	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(6, memoryMs)}}
-	w := &walk{}
-	r := fakeRunner(t, w, h)
-	regression(r, hosttest.Seconds(6, diskMs))
-	r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	r, w, _ := tmpfsStep(t, h)
 	if got := knobActions(w, "tmpfs"); got != "planned applied revert_failed" {
 		t.Errorf("knob events %q, want planned applied revert_failed", got)
 	}
@@ -197,32 +194,44 @@ func TestFakeApplyFailurePutsBackWhatWasApplied(t *testing.T) {
 	}
 }
 
-// A knob that cannot say what it would do fails its step before anything
-// changes, and the walk goes on as the playbook says for a step that could
-// not be tried.
-func TestFakePlanFailureChangesNothing(t *testing.T) {
-	h := fakeHost()
-	k := h.Knobs["tmpfs"]
-	k.PlanErr = errors.New("/run/perfbisect: read-only file system")
-	h.Knobs["tmpfs"] = k
+// tmpfsStep runs the playbook's tmpfs step on h, after a reproduce step
+// measured on disk.
+func tmpfsStep(t *testing.T, h *hosttest.Fake) (*Runner, *walk, StepState) {
+	t.Helper()
 	w := &walk{}
 	r := fakeRunner(t, w, h)
 	regression(r, hosttest.Seconds(6, diskMs))
-	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
-	if res.State != StateFailed || res.Reason != "plan tmpfs: /run/perfbisect: read-only file system" {
-		t.Errorf("state %s (%s), want failed with the plan's error", res.State, res.Reason)
+	return r, w, r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+}
+
+// failedOn checks that the tmpfs step failed for reason, with one error
+// event that says action, and that the walk goes on to volume, as the
+// playbook goes when tmpfs cannot be tried.
+func failedOn(t *testing.T, w *walk, res StepState, reason, action string) {
+	t.Helper()
+	if res.State != StateFailed || res.Reason != reason {
+		t.Errorf("state %s (%s), want failed: %s", res.State, res.Reason, reason)
 	}
+	if errs := w.of(TypeError, "tmpfs"); len(errs) != 1 || errs[0].Data.(*ErrorEvent).Action != action {
+		t.Errorf("error events %+v, want one saying %q", errs, action)
+	}
+	if d := res.Decision; d == nil || d.Next != "volume" {
+		t.Errorf("decision %+v, want on to volume, as the playbook goes when tmpfs cannot be tried", d)
+	}
+}
+
+// A knob that cannot say what it would do fails its step before anything
+// changes, and the walk goes on as the playbook says.
+func TestFakePlanFailureChangesNothing(t *testing.T) {
+	h := fakeHost()
+	h.Knobs["tmpfs"] = hosttest.FakeKnob{PlanErr: errors.New("/run/perfbisect: read-only file system")}
+	_, w, res := tmpfsStep(t, h)
+	failedOn(t, w, res, "plan tmpfs: /run/perfbisect: read-only file system", "the step does not run; nothing was changed")
 	if got := h.Calls(); !reflect.DeepEqual(got, []string{"plan tmpfs"}) {
 		t.Errorf("calls %v, want the plan alone: nothing applied, nothing run", got)
 	}
 	if len(w.asked) != 0 || knobActions(w, "tmpfs") != "" {
 		t.Errorf("asked %v, knob events %q: want no question and no knob event", w.asked, knobActions(w, "tmpfs"))
-	}
-	if errs := w.of(TypeError, "tmpfs"); len(errs) != 1 || errs[0].Data.(*ErrorEvent).Action != "the step does not run; nothing was changed" {
-		t.Errorf("error events %+v, want one saying nothing was changed", errs)
-	}
-	if d := res.Decision; d == nil || d.Next != "volume" {
-		t.Errorf("decision %+v, want on to volume, as the playbook goes when tmpfs cannot be tried", d)
 	}
 }
 
@@ -231,24 +240,13 @@ func TestFakePlanFailureChangesNothing(t *testing.T) {
 func TestFakeRunFailsMidway(t *testing.T) {
 	h := fakeHost()
 	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(3, memoryMs), Err: errors.New("workload agent died after 3 s: killed by SIGKILL")}}
-	w := &walk{}
-	r := fakeRunner(t, w, h)
-	regression(r, hosttest.Seconds(6, diskMs))
-	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
-	if res.State != StateFailed || res.Reason != "workload agent died after 3 s: killed by SIGKILL" {
-		t.Errorf("state %s (%s), want failed with the run's error", res.State, res.Reason)
-	}
+	_, w, res := tmpfsStep(t, h)
+	failedOn(t, w, res, "workload agent died after 3 s: killed by SIGKILL", "step ended after 3 s; its samples are kept")
 	if n := len(res.Samples); n != 3 {
 		t.Errorf("%d seconds kept, want the 3 measured", n)
 	}
 	if got := knobActions(w, "tmpfs"); got != "planned applied reverted" {
 		t.Errorf("knob events %q, want planned applied reverted", got)
-	}
-	if errs := w.of(TypeError, "tmpfs"); len(errs) != 1 || errs[0].Data.(*ErrorEvent).Action != "step ended after 3 s; its samples are kept" {
-		t.Errorf("error events %+v, want one saying the 3 s are kept", errs)
-	}
-	if d := res.Decision; d == nil || d.Next != "volume" {
-		t.Errorf("decision %+v, want on to volume, as the playbook goes when tmpfs cannot be tried", d)
 	}
 }
 
@@ -284,10 +282,7 @@ func TestFakeExtendIsRecorded(t *testing.T) {
 func TestFakeStopsOnceKnown(t *testing.T) {
 	h := fakeHost()
 	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(60, memoryMs), Hold: true}}
-	w := &walk{}
-	r := fakeRunner(t, w, h)
-	regression(r, hosttest.Seconds(6, diskMs))
-	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	_, _, res := tmpfsStep(t, h)
 	if res.State != StateGone {
 		t.Errorf("state %s (%s), want gone", res.State, res.Reason)
 	}
