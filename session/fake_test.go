@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/probe/knob"
 )
 
@@ -50,6 +51,7 @@ func knobActions(w *walk, step string) string {
 
 func TestFakeWalkConcludes(t *testing.T) {
 	h := fakeHost()
+	h.HostFacts = host.Facts{Hostname: "db-7", Kernel: "6.8.0", DataDir: "/data", Device: "nvme1n1"}
 	h.Runs = []hosttest.FakeRun{
 		{Samples: hosttest.Seconds(6, diskMs)},
 		{Samples: hosttest.Seconds(6, memoryMs)},
@@ -72,6 +74,9 @@ func TestFakeWalkConcludes(t *testing.T) {
 	}
 	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> fsync; fsync gone -> volume; volume unavailable => flush latency of this disk; the volume type could not be tried here" {
 		t.Errorf("walk: %s", got)
+	}
+	if got := r.Walk().Host; got == nil || *got != h.HostFacts {
+		t.Errorf("the walk's host %+v, want the host's facts %+v", got, h.HostFacts)
 	}
 }
 
@@ -147,10 +152,7 @@ func TestFakeRevertFailsLoudly(t *testing.T) {
 	k.RevertErr = errors.New("umount /run/perfbisect/t: target is busy")
 	h.Knobs["tmpfs"] = k
 	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(6, memoryMs)}}
-	w := &walk{}
-	r := fakeRunner(t, w, h)
-	regression(r, hosttest.Seconds(6, diskMs))
-	r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	r, w, _ := tmpfsStep(t, h)
 	if got := knobActions(w, "tmpfs"); got != "planned applied revert_failed" {
 		t.Errorf("knob events %q, want planned applied revert_failed", got)
 	}
@@ -192,6 +194,62 @@ func TestFakeApplyFailurePutsBackWhatWasApplied(t *testing.T) {
 	}
 }
 
+// tmpfsStep runs the playbook's tmpfs step on h, after a reproduce step
+// measured on disk.
+func tmpfsStep(t *testing.T, h *hosttest.Fake) (*Runner, *walk, StepState) {
+	t.Helper()
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	regression(r, hosttest.Seconds(6, diskMs))
+	return r, w, r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+}
+
+// failedOn checks that the tmpfs step failed for reason, with one error
+// event that says action, and that the walk goes on to volume, as the
+// playbook goes when tmpfs cannot be tried.
+func failedOn(t *testing.T, w *walk, res StepState, reason, action string) {
+	t.Helper()
+	if res.State != StateFailed || res.Reason != reason {
+		t.Errorf("state %s (%s), want failed: %s", res.State, res.Reason, reason)
+	}
+	if errs := w.of(TypeError, "tmpfs"); len(errs) != 1 || errs[0].Data.(*ErrorEvent).Action != action {
+		t.Errorf("error events %+v, want one saying %q", errs, action)
+	}
+	if d := res.Decision; d == nil || d.Next != "volume" {
+		t.Errorf("decision %+v, want on to volume, as the playbook goes when tmpfs cannot be tried", d)
+	}
+}
+
+// A knob that cannot say what it would do fails its step before anything
+// changes, and the walk goes on as the playbook says.
+func TestFakePlanFailureChangesNothing(t *testing.T) {
+	h := fakeHost()
+	h.Knobs["tmpfs"] = hosttest.FakeKnob{PlanErr: errors.New("/run/perfbisect: read-only file system")}
+	_, w, res := tmpfsStep(t, h)
+	failedOn(t, w, res, "plan tmpfs: /run/perfbisect: read-only file system", "the step does not run; nothing was changed")
+	if got := h.Calls(); !reflect.DeepEqual(got, []string{"plan tmpfs"}) {
+		t.Errorf("calls %v, want the plan alone: nothing applied, nothing run", got)
+	}
+	if len(w.asked) != 0 || knobActions(w, "tmpfs") != "" {
+		t.Errorf("asked %v, knob events %q: want no question and no knob event", w.asked, knobActions(w, "tmpfs"))
+	}
+}
+
+// A workload that fails mid-run fails its step, which keeps the seconds it
+// measured; the knob is put back and the walk goes on by the playbook.
+func TestFakeRunFailsMidway(t *testing.T) {
+	h := fakeHost()
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(3, memoryMs), Err: errors.New("workload agent died after 3 s: killed by SIGKILL")}}
+	_, w, res := tmpfsStep(t, h)
+	failedOn(t, w, res, "workload agent died after 3 s: killed by SIGKILL", "step ended after 3 s; its samples are kept")
+	if n := len(res.Samples); n != 3 {
+		t.Errorf("%d seconds kept, want the 3 measured", n)
+	}
+	if got := knobActions(w, "tmpfs"); got != "planned applied reverted" {
+		t.Errorf("knob events %q, want planned applied reverted", got)
+	}
+}
+
 func TestFakeExtendIsRecorded(t *testing.T) {
 	h := fakeHost()
 	w := &walk{}
@@ -224,10 +282,7 @@ func TestFakeExtendIsRecorded(t *testing.T) {
 func TestFakeStopsOnceKnown(t *testing.T) {
 	h := fakeHost()
 	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(60, memoryMs), Hold: true}}
-	w := &walk{}
-	r := fakeRunner(t, w, h)
-	regression(r, hosttest.Seconds(6, diskMs))
-	res := r.Step(context.Background(), &r.opt.Playbook.Steps[1])
+	_, _, res := tmpfsStep(t, h)
 	if res.State != StateGone {
 		t.Errorf("state %s (%s), want gone", res.State, res.Reason)
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"io"
-	"os/signal"
-	"syscall"
 
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/spf13/cobra"
@@ -19,10 +17,6 @@ func newAgentCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			// A parent that died leaves our stdout a broken pipe: a write
-			// must fail (EPIPE) rather than kill us by SIGPIPE before the
-			// workload, its server and its files are put away.
-			signal.Ignore(syscall.SIGPIPE)
 			// It always has something to put away (a run, a server, its
 			// files): a second signal must not cut that short.
 			guarded.Store(true)

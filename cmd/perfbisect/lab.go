@@ -224,17 +224,17 @@ func newLabDownCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		Short: "Remove the lab: its controller, throttle, cgroup, mount, loop device and backing file",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			// A state file that cannot be read is no reason to keep the
-			// lab: down removes what it finds.
 			st, err := lab.Current()
-			if st == nil && err == nil {
+			if err != nil {
+				// lab.Down would stop at it too, after the question.
+				return failure(fmt.Errorf("%w: lab down needs it to know what to take down", err))
+			}
+			if st == nil {
 				fmt.Fprintln(stdout, "lab: already down")
 				return nil
 			}
-			plan := []string{"stop the lab's controller, remove its throttle and cgroup, unmount, detach the loop device and delete the backing file (its data is lost)"}
-			if st != nil {
-				plan[0] += fmt.Sprintf(": %s on %s, %s", st.Mount, st.Loop, st.Backing)
-			}
+			plan := []string{fmt.Sprintf("stop the lab's controller, remove its throttle and cgroup, unmount, detach the loop device and delete the backing file (its data is lost): %s on %s, %s",
+				st.Mount, st.Loop, st.Backing)}
 			if err := confirmPlan(c.Context(), "lab down", plan, "perfbisect lab up builds a new one", yes, dryRun, stdin, stdout); err != nil {
 				return err
 			}
@@ -270,8 +270,10 @@ func newLabControllerCmd() *cobra.Command {
 
 // startController starts `perfbisect lab controller` detached (its own
 // session, away from this terminal, no parent-death signal): it keeps the
-// credits after lab up has returned, until lab down stops it. Its pid goes
-// into the lab's state.
+// credits after lab up has returned, until lab down stops it. Its pid and
+// start time go into the lab's state. The controller records them itself
+// as it starts; recording them here too covers one that dies first, and
+// the start time keeps lab down from signalling whoever gets its pid next.
 func startController() error {
 	self, err := os.Executable()
 	if err != nil {
@@ -281,6 +283,14 @@ func startController() error {
 	if err != nil {
 		return err
 	}
-	_, err = lab.Update(func(s *lab.State) error { s.ControllerPID = pid; return nil })
+	// Not reaped before this process exits, so it is there to read.
+	start, err := proc.StartTime(pid)
+	if err != nil {
+		return fmt.Errorf("the lab's controller (pid %d): %v", pid, err)
+	}
+	_, err = lab.Update(func(s *lab.State) error {
+		s.ControllerPID, s.ControllerStart = pid, start
+		return nil
+	})
 	return err
 }

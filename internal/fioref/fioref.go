@@ -7,28 +7,34 @@
 package fioref
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/proc"
 )
 
 // WriteIOPS runs the job in dir on a file of size bytes for d, removes the
-// file and returns fio's write IOPS.
+// file and returns fio's write IOPS. fio is given 30 s more than d (to lay
+// out its file and report) before it is stopped.
 func WriteIOPS(dir string, size int64, d time.Duration) (float64, error) {
 	const name = "perfbisect-fioref"
-	cmd := exec.Command("fio", "--name="+name, "--directory="+dir, "--ioengine=sync", "--fdatasync=1",
-		"--bs=4k", "--rw=write", fmt.Sprintf("--size=%d", size), "--time_based",
-		fmt.Sprintf("--runtime=%.0f", d.Seconds()), "--output-format=json")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	res, err := proc.Run(context.Background(), proc.Cmd{
+		Path: "fio",
+		Args: []string{"--name=" + name, "--directory=" + dir, "--ioengine=sync", "--fdatasync=1",
+			"--bs=4k", "--rw=write", fmt.Sprintf("--size=%d", size), "--time_based",
+			fmt.Sprintf("--runtime=%.0f", d.Seconds()), "--output-format=json"},
+		ParentDeath: syscall.SIGKILL, // a workload: it dies with its caller
+		Timeout:     d + 30*time.Second,
+		Quote:       proc.StderrOnly, // its stdout is JSON
+	})
 	os.Remove(filepath.Join(dir, name+".0.0"))
 	if err != nil {
-		return 0, fmt.Errorf("fio: %v: %s", err, bytes.TrimSpace(errb.Bytes()))
+		return 0, err
 	}
 	var rep struct {
 		Jobs []struct {
@@ -37,8 +43,11 @@ func WriteIOPS(dir string, size int64, d time.Duration) (float64, error) {
 			} `json:"write"`
 		} `json:"jobs"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Jobs) != 1 {
-		return 0, fmt.Errorf("fio: unreadable JSON report (%d jobs): %v", len(rep.Jobs), err)
+	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil {
+		return 0, fmt.Errorf("fio: unreadable JSON report: %v", err)
+	}
+	if len(rep.Jobs) != 1 {
+		return 0, fmt.Errorf("fio: a JSON report of %d jobs, want the one it was given", len(rep.Jobs))
 	}
 	return rep.Jobs[0].Write.IOPS, nil
 }

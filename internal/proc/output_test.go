@@ -3,6 +3,7 @@ package proc
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ func TestLast(t *testing.T) {
 	l := &Tail{Keep: 3}
 	fmt.Fprintf(l, "one\r\ntwo\n\n   \nthree\nfo")
 	fmt.Fprintf(l, "ur\nfive")
-	if got, want := l.Last(), []string{"three", "four", "five"}; !equal(got, want) {
+	if got, want := l.Last(), []string{"three", "four", "five"}; !slices.Equal(got, want) {
 		t.Errorf("Last = %q, want %q", got, want)
 	}
 	l.Add("six")
@@ -71,10 +72,10 @@ func TestEarlier(t *testing.T) {
 		fmt.Fprintf(l, "advice %d\n", i)
 	}
 	fmt.Fprint(l, "ERROR: third\n")
-	if got, want := l.Earlier(), []string{"ERROR: first", "FATAL: second"}; !equal(got, want) {
+	if got, want := l.Earlier(), []string{"ERROR: first", "FATAL: second"}; !slices.Equal(got, want) {
 		t.Errorf("Earlier = %q, want %q", got, want)
 	}
-	if got, want := l.Said(), []string{"ERROR: first", "FATAL: second", "…", "advice 8", "advice 9", "ERROR: third"}; !equal(got, want) {
+	if got, want := l.Said(), []string{"ERROR: first", "FATAL: second", "…", "advice 8", "advice 9", "ERROR: third"}; !slices.Equal(got, want) {
 		t.Errorf("Said = %q, want %q", got, want)
 	}
 	for i := range 10 {
@@ -146,7 +147,7 @@ func TestSaidFrom(t *testing.T) {
 	if got := o.Said(StderrOnly); got != nil {
 		t.Errorf("StderrOnly with nothing on stderr = %q", got)
 	}
-	if got, want := o.Said(StderrOrStdout), []string{"out 1", "out 2"}; !equal(got, want) {
+	if got, want := o.Said(StderrOrStdout), []string{"out 1", "out 2"}; !slices.Equal(got, want) {
 		t.Errorf("StderrOrStdout with nothing on stderr = %q, want stdout's %q", got, want)
 	}
 	o.Add(Line{Text: "err 1", Stderr: true})
@@ -156,7 +157,7 @@ func TestSaidFrom(t *testing.T) {
 		StderrOnly:     {"err 1"},
 		Interleaved:    {"err 1", "out 3"},
 	} {
-		if got := o.Said(from); !equal(got, want) {
+		if got := o.Said(from); !slices.Equal(got, want) {
 			t.Errorf("Said(%d) = %q, want %q", from, got, want)
 		}
 	}
@@ -177,8 +178,8 @@ func TestReadLines(t *testing.T) {
 }
 
 func TestStdoutKeepsTheLastMiB(t *testing.T) {
-	var s Stdout
-	line := s.Tee(nil)
+	var s stdout
+	line := s.tee(nil)
 	line(Line{Text: "first"})
 	line(Line{Text: "an error", Stderr: true})
 	line(Line{Text: ""})
@@ -194,8 +195,4 @@ func TestStdoutKeepsTheLastMiB(t *testing.T) {
 	if got := s.String(); len(got) > maxStdout || !strings.HasSuffix(got, "\nend") || strings.HasPrefix(got, "first") {
 		t.Errorf("Stdout keeps %d bytes ending %q, want at most the last %d", len(got), got[len(got)-10:], maxStdout)
 	}
-}
-
-func equal(a, b []string) bool {
-	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
 }

@@ -23,7 +23,6 @@ type Result struct {
 	// Stdout is its standard output, lines joined by "\n", at most its
 	// last MiB.
 	Stdout string
-	Output *Output
 }
 
 // Real is the Runner that starts real processes.
@@ -41,31 +40,36 @@ func Or(r Runner) Runner {
 }
 
 // Run runs c to its end: see Runner.Run.
-func Run(ctx context.Context, c Cmd) (Result, error) {
-	var stdout Stdout
-	c.Line = stdout.Tee(c.Line)
-	p, err := Start(ctx, c)
+func Run(ctx context.Context, c Cmd) (Result, error) { return RunWith(ctx, c, Start) }
+
+// RunWith is Runner.Run for a Runner whose Start is start: it starts c,
+// keeping its stdout, and waits for its end. It is the one Run, for Real
+// and for the fakes.
+func RunWith(ctx context.Context, c Cmd, start func(context.Context, Cmd) (Process, error)) (Result, error) {
+	var out stdout
+	c.Line = out.tee(c.Line)
+	p, err := start(ctx, c)
 	if err != nil {
-		return Result{Output: NewOutput(c.Keep)}, err
+		return Result{}, err
 	}
 	err = p.Wait()
-	return Result{Stdout: stdout.String(), Output: p.Output()}, err
+	return Result{Stdout: out.String()}, err
 }
 
 // maxStdout bounds what Result.Stdout keeps.
 const maxStdout = 1 << 20
 
-// Stdout keeps the last MiB of a program's standard output, whole lines,
-// for Result.Stdout; it is the one place that does, for Run and its fakes.
-type Stdout struct {
+// stdout keeps the last MiB of a program's standard output, whole lines,
+// for Result.Stdout.
+type stdout struct {
 	mu    sync.Mutex
 	lines []string
 	size  int
 }
 
-// Tee returns a Cmd.Line that keeps stdout's lines and passes every line
+// tee returns a Cmd.Line that keeps stdout's lines and passes every line
 // on to next (when not nil).
-func (s *Stdout) Tee(next func(Line)) func(Line) {
+func (s *stdout) tee(next func(Line)) func(Line) {
 	return func(l Line) {
 		if !l.Stderr {
 			s.add(l.Text)
@@ -76,7 +80,7 @@ func (s *Stdout) Tee(next func(Line)) func(Line) {
 	}
 }
 
-func (s *Stdout) add(line string) {
+func (s *stdout) add(line string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines = append(s.lines, line)
@@ -87,7 +91,7 @@ func (s *Stdout) add(line string) {
 	}
 }
 
-func (s *Stdout) String() string {
+func (s *stdout) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.Join(s.lines, "\n")

@@ -111,7 +111,7 @@ func (p *process) start() error {
 		files = append(files, inR)
 		cmd.Stdin, p.stdin = inR, inW
 	}
-	waited, err := startLocked(cmd)
+	waited, err := startWaited(cmd, c.ParentDeath != 0)
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -152,20 +152,23 @@ func (p *process) start() error {
 	return nil
 }
 
-// startLocked starts cmd and returns a channel that receives cmd.Wait's
+// startWaited starts cmd and returns a channel that receives cmd.Wait's
 // result.
 //
-// The parent-death signal fires when the OS thread that forked the child
+// A parent-death signal fires when the OS thread that forked the child
 // exits, not when perfbisect does. Go keeps idle threads, but a thread ends
 // with any goroutine that exits while locked to it, and a fork may happen on
-// such a thread; so cmd is started on a goroutine locked to its thread,
-// which stays alive until cmd has exited.
-func startLocked(cmd *exec.Cmd) (<-chan error, error) {
+// such a thread; so a child with that signal (locked) is started on a
+// goroutine locked to its thread, which stays alive until the child has
+// exited. Without one, any thread will do.
+func startWaited(cmd *exec.Cmd, locked bool) (<-chan error, error) {
 	started := make(chan error, 1)
 	waited := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if locked {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+		}
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return
@@ -224,11 +227,16 @@ func (p *process) Stop(ctx context.Context) error {
 	}
 }
 
-// sequence sends the stop steps, each given its time, then SIGKILL.
+// sequence sends the stop steps, each given its time, then SIGKILL. Once
+// it has been killed a step is no use: Stop only waits.
 func (p *process) sequence() {
 	for _, s := range p.c.Stop {
-		if p.exited() {
+		select {
+		case <-p.done:
 			return
+		case <-p.killed:
+			return
+		default:
 		}
 		what := "closing its stdin"
 		if s.CloseStdin {

@@ -178,11 +178,7 @@ func (s *Server) start(ctx context.Context, opt Options) error {
 	}
 	s.Settings = s.drv.settings(opt.NoSync)
 	spec := s.drv.server(s.Settings)
-	var log func(string)
-	if opt.Log != nil {
-		log = func(line string) { io.WriteString(opt.Log, line+"\n") }
-	}
-	p, err := startServer(spec, s.drv.shutdownSignal(), log)
+	p, err := startServer(spec, s.drv.shutdownSignal(), opt.Log)
 	if err != nil {
 		return fmt.Errorf("%w (data dir %s)", err, s.DataDir)
 	}
@@ -257,7 +253,7 @@ func (s *Server) stop(ctx context.Context, clean bool) error {
 	defer s.mu.Unlock()
 	if s.proc != nil {
 		if !clean {
-			s.proc.Kill()
+			s.proc.Kill() // and Stop only waits, for 10 s at most
 		}
 		if err := s.proc.Stop(ctx); err != nil && s.stopErr == nil {
 			s.stopErr = fmt.Errorf("stop the %s server in %s: %w", s.Conn.Kind, s.DataDir, err)

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,15 +74,15 @@ func runTool(ctx context.Context, spec *execSpec) (string, error) {
 	return strings.TrimRight(res.Stdout, "\n"), nil
 }
 
-// startServer starts a server in the foreground as our child, its output
-// going to log (which may be nil). The server outlives the ctx of Start:
-// Stop ends it, with sig and up to grace for a clean shutdown, then
-// SIGKILL to its process group.
-func startServer(spec *execSpec, sig syscall.Signal, log func(string)) (proc.Process, error) {
+// startServer starts a server in the foreground as our child, each line
+// of its output going to log (which may be nil). The server outlives the
+// ctx of Start: Stop ends it, with sig to the server alone and up to
+// stopTimeout for a clean shutdown, then SIGKILL to its process group.
+func startServer(spec *execSpec, sig syscall.Signal, log io.Writer) (proc.Process, error) {
 	c := spec.cmd()
 	c.Stop = []proc.Step{{Signal: sig, Leader: true, Wait: stopTimeout}}
 	if log != nil {
-		c.Line = func(l proc.Line) { log(l.Text) }
+		c.Line = func(l proc.Line) { io.WriteString(log, l.Text+"\n") }
 	}
 	return proc.Start(context.Background(), c)
 }

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/tool"
@@ -29,6 +32,14 @@ var ErrAgentInterrupted = errors.New("interrupted")
 // with it. A failure before measuring is returned (the command prints it on
 // stderr and exits 1).
 func ServeAgent(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	// A parent that died leaves our stdout a broken pipe: a write must fail
+	// (EPIPE) rather than kill us by SIGPIPE before the workload, its
+	// server and its files are put away. A signal we catch is reset to its
+	// default in the programs we start, where an ignored one would stay
+	// ignored: a command's 'yes | head' must still end yes.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	in := bufio.NewReader(stdin)
 	line, err := in.ReadBytes('\n')
 	if err != nil && (err != io.EOF || len(line) == 0) {

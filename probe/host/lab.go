@@ -32,12 +32,8 @@ func (l labVolume) Volume() string {
 	if !ok {
 		return "no lab"
 	}
-	return describeVolume(st)
+	return st.Describe()
 }
-
-// describeVolume is the lab's volume as the host's facts and the knobs
-// show it.
-func describeVolume(st *lab.State) string { return st.Describe() }
 
 func (l labVolume) CheckVolume(typ string, iops, throughputMiB int) error {
 	st, ok := l.load()

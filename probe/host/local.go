@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/probe/lab"
 )
 
 // Local is the machine perfbisect runs on.
@@ -42,7 +43,7 @@ func (l *Local) Name() string {
 func (l *Local) Facts(ctx context.Context, dataDir string) (Facts, error) {
 	f, err := localFacts(dataDir)
 	if st, ok := (labVolume{}).load(); ok && err == nil && st.Contains(f.DataDir) {
-		f.Lab = "EMULATED EBS volume (perfbisect lab): " + describeVolume(st)
+		f.Lab = "EMULATED EBS volume (perfbisect lab): " + st.Describe()
 	}
 	return f, err
 }
@@ -79,12 +80,12 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Its stdout is the stream of samples, through a pipe to the decoder;
-	// its stderr is kept for the error it ends with.
-	records, out := io.Pipe()
+	// Its stdout is the stream of samples, read a line at a time as it
+	// comes; its stderr is kept for the error it ends with.
+	r := &agentRun{samples: make(chan probe.Sample, 16)}
 	c.Line = func(line proc.Line) {
 		if !line.Stderr {
-			out.Write([]byte(line.Text + "\n"))
+			r.record(line.Text)
 		}
 	}
 	p, err := proc.Or(l.Env.Runner).Start(ctx, c)
@@ -92,28 +93,21 @@ func (l *Local) Run(ctx context.Context, w probe.Spec) (Run, error) {
 		return nil, fmt.Errorf("the workload agent %s: %v", c.Path, err)
 	}
 	fail := func(err error) (Run, error) {
-		records.Close()
 		p.Kill()
 		p.Wait()
 		return nil, err
 	}
 	// On the lab's emulated volume, the workload's I/O goes through the
 	// lab's throttled cgroup. The agent waits for its request, so nothing
-	// is written before it is there.
-	if st, ok := (labVolume{}).load(); ok && st.Contains(w.Dir) {
-		if err := st.Enter(p.Pid()); err != nil {
-			return fail(fmt.Errorf("put the workload in the lab's cgroup %s: %v", st.Cgroup, err))
-		}
+	// is written before it is there. A lab whose state cannot be read is
+	// an error: taken for none, the volume would be measured unthrottled.
+	if _, err := lab.EnterIfOn(w.Dir, p.Pid()); err != nil {
+		return fail(fmt.Errorf("put the workload on the lab's volume: %v", err))
 	}
 	if _, err := p.Stdin().Write(append(req, '\n')); err != nil {
 		return fail(fmt.Errorf("send the workload to the agent: %v%s", err, proc.Quote(p.Output().Said(proc.StderrOnly))))
 	}
-	go func() {
-		<-p.Done()
-		out.Close()
-	}()
-	r := &agentRun{samples: make(chan probe.Sample, 16)}
-	go r.read(p, records)
+	go r.end(p)
 	// The agent prepares (creates and preallocates its files) before the
 	// first second; a failure there comes back as an exit before any sample.
 	return r, nil
@@ -141,10 +135,19 @@ func (l *Local) agentCmd() (proc.Cmd, error) {
 	return c, nil
 }
 
+// agentRun is a run in the agent, read off its stdout as probe.Decoder
+// reads a stream of records: every whole line counts, and one that is not
+// a record is reported once the run is over.
 type agentRun struct {
 	samples chan probe.Sample
-	sum     probe.Summary
-	err     error
+	// Set by record, whose calls have all returned once the agent is done.
+	lines int // of its stdout so far
+	secs  int
+	got   *probe.Summary
+	bad   []*jsonl.SyntaxError
+
+	sum probe.Summary // set by end, before samples is closed
+	err error
 }
 
 func (r *agentRun) Samples() <-chan probe.Sample { return r.samples }
@@ -155,41 +158,56 @@ func (r *agentRun) Wait() (probe.Summary, error) {
 	return r.sum, r.err
 }
 
-func (r *agentRun) read(p proc.Process, records *io.PipeReader) {
-	defer close(r.samples)
-	d := probe.NewDecoder(records)
-	var got *probe.Summary
-	var secs int
-	for d.Scan() {
-		switch rec := d.Record(); {
-		case rec.Sample != nil:
-			secs++
-			r.samples <- *rec.Sample
-		case rec.Summary != nil:
-			got = rec.Summary
+// record takes one line of the agent's stdout: a sample goes on at once,
+// the summary is kept for the end. The line is read by a probe.Decoder of
+// its own, so that what a record is stays probe's alone.
+func (r *agentRun) record(line string) {
+	r.lines++
+	d := probe.NewDecoder(strings.NewReader(line + "\n"))
+	if !d.Scan() {
+		var bad *jsonl.SyntaxError
+		if errors.As(d.Err(), &bad) {
+			bad.Line = r.lines // its line in the agent's stdout, not the one it was read alone in
+			r.bad = append(r.bad, bad)
 		}
+		return // a blank line, or another type's
 	}
-	records.Close() // what more it prints goes nowhere
+	switch rec := d.Record(); {
+	case rec.Sample != nil:
+		r.secs++
+		r.samples <- *rec.Sample
+	case rec.Summary != nil:
+		r.got = rec.Summary
+	}
+}
+
+// end waits for the agent to exit, says how the run ended, and closes
+// samples.
+func (r *agentRun) end(p proc.Process) {
+	defer close(r.samples)
 	werr := p.Wait()
-	p.Stdin().Close()
 	var ee *proc.ExitError
 	switch {
-	case got != nil:
-		r.sum = *got
-		if got.Ended == probe.EndFailed {
-			r.err = errors.New(got.Error)
+	case r.got != nil:
+		r.sum = *r.got
+		if r.got.Ended == probe.EndFailed {
+			r.err = errors.New(r.got.Error)
 		}
-	case secs > 0 && werr != nil:
-		r.err = fmt.Errorf("workload agent died after %d s: %v", secs, werr)
+	case r.secs > 0 && werr != nil:
+		r.err = fmt.Errorf("workload agent died after %d s: %v", r.secs, werr)
 	case errors.As(werr, &ee) && len(ee.Said) > 0:
 		// It said why on stderr (perfbisect: …), as the command does.
 		r.err = errors.New(strings.TrimPrefix(strings.Join(ee.Said, "\n"), "perfbisect: "))
 	case werr != nil:
 		r.err = werr
 	default:
-		r.err = fmt.Errorf("workload agent ended without a summary after %d s", secs)
+		r.err = fmt.Errorf("workload agent ended without a summary after %d s", r.secs)
 	}
-	if derr := d.Err(); derr != nil && r.err == nil {
+	if r.err == nil && len(r.bad) > 0 {
+		var derr error = r.bad[0]
+		if len(r.bad) > 1 {
+			derr = fmt.Errorf("%w (and %d more unreadable lines)", r.bad[0], len(r.bad)-1)
+		}
 		r.err = fmt.Errorf("workload agent output: %v", derr)
 	}
 }

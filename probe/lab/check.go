@@ -81,13 +81,16 @@ func (s *State) check(ctx context.Context, d time.Duration) (checkResult, error)
 	case <-timer.C:
 		stopped = true
 	case <-ctx.Done():
-		dd.Kill()
-		dd.Wait()
-		return checkResult{}, ctx.Err()
 	}
 	elapsed := time.Since(start)
-	if stopped {
-		dd.Stop(ctx)
+	// Nothing to do when dd has exited; SIGTERM after d, SIGKILL at once
+	// when ctx is done. A dd that SIGKILL does not end (stuck in the
+	// kernel) is left to it: waiting for it would hang lab status.
+	if err := dd.Stop(ctx); err != nil {
+		return checkResult{}, fmt.Errorf("lab: check: %v", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return checkResult{}, err
 	}
 	waitErr := dd.Wait()
 	if waitErr != nil && !stopped {

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/proc"
+	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -100,7 +101,10 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 	}
 
 	if old, err := Load(); err == nil && !old.alive() {
-		old.stopController() // before the lock, which it may be waiting for
+		// Before the lock, which it may be waiting for.
+		if err := old.stopController(); err != nil {
+			return nil, err
+		}
 	}
 	unlock, err := lock()
 	if err != nil {
@@ -260,7 +264,9 @@ func Down(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.stopController()
+	if err := s.stopController(); err != nil {
+		return err
+	}
 	unlock, err := lock()
 	if err != nil {
 		return err
@@ -364,9 +370,13 @@ func (s *State) removeCgroup() error {
 
 // stopController ends the gp2 controller named in the state, if it is
 // alive and is still the process that was recorded (never this process):
-// SIGTERM, then SIGKILL after 3 s.
-func (s *State) stopController() {
-	proc.StopOther(s.ControllerPID, s.ControllerStart, []proc.Step{{Signal: syscall.SIGTERM, Wait: 3 * time.Second}})
+// SIGTERM, then SIGKILL after 3 s. A controller still there after SIGKILL
+// is an error: the lab is left for another Down.
+func (s *State) stopController() error {
+	if !proc.StopOther(s.ControllerPID, s.ControllerStart, []proc.Step{{Signal: syscall.SIGTERM, Wait: 3 * time.Second}}) {
+		return fmt.Errorf("lab: its controller (pid %d) is still there after SIGTERM and SIGKILL (stuck on I/O?); run lab down again once it is gone", s.ControllerPID)
+	}
+	return nil
 }
 
 // loopsOf lists the loop devices attached to a file.
@@ -391,7 +401,7 @@ func loopsOf(ctx context.Context, file string) ([]string, error) {
 // and quotes what it said. Like a knob's commands, it gets no parent-death
 // signal: a losetup or an umount cut short leaves the host half changed.
 func run(ctx context.Context, name string, args ...string) (string, error) {
-	res, err := proc.Run(ctx, proc.Cmd{Name: name + " " + strings.Join(args, " "), Path: name, Args: args})
+	res, err := proc.Run(ctx, proc.Cmd{Name: shell.Join(append([]string{name}, args...)...), Path: name, Args: args})
 	if err != nil {
 		return res.Stdout, fmt.Errorf("lab: %v", err)
 	}

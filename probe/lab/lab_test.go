@@ -342,6 +342,13 @@ func TestCheck(t *testing.T) {
 	if err != nil || got <= 0 {
 		t.Errorf("Check() = %v, %v", got, err)
 	}
+	// A cancelled check (Ctrl-C in lab status) kills dd at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	if _, err := s.Check(ctx, time.Minute); !errors.Is(err, context.DeadlineExceeded) || time.Since(begin) > 5*time.Second {
+		t.Errorf("Check cancelled after 200ms: %v after %v, want its context's error at once", err, time.Since(begin))
+	}
 	if ents := testutil.Entries(t, s.DataDir); len(ents) != 0 {
 		t.Errorf("Check left %v", ents)
 	}

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/proc/proctest"
 	"github.com/perfbisect/perfbisect/probe"
 )
@@ -152,7 +154,8 @@ func TestFakeCommandFails(t *testing.T) {
 func TestFakeCommandCancel(t *testing.T) {
 	s, argv := fakeCommand(t, "my-bench")
 	f := proctest.New(t)
-	f.ExpectStart(argv...).Stdout("tps=7\n").Hold()
+	var stop []proc.Step
+	f.ExpectStart(argv...).Stdout("tps=7\n").Hold().Do(func(c proc.Cmd) { stop = c.Stop })
 	w, _ := NewWith(s, f)
 	ctx, cancel := context.WithCancel(t.Context())
 	ch, err := w.Run(ctx)
@@ -167,5 +170,10 @@ func TestFakeCommandCancel(t *testing.T) {
 	}
 	if sum := w.Result(); sum.Ended != probe.EndInterrupted || sum.Ops != 7 {
 		t.Errorf("summary %+v: want interrupted after 1 s", sum)
+	}
+	// SIGINT to its group first: fio writes its final report on it, and
+	// every program of a command's pipeline gets it.
+	if len(stop) == 0 || stop[0].Signal != syscall.SIGINT || stop[0].Leader || stop[0].CloseStdin {
+		t.Errorf("stop sequence %+v, want SIGINT to the process group first", stop)
 	}
 }

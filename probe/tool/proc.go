@@ -55,6 +55,11 @@ func (inv invocation) cmd(name string) proc.Cmd {
 // tests.
 type programs struct{ runner proc.Runner }
 
+// start starts the measured program, which the workload reads as it runs.
+func (p programs) start(ctx context.Context, c proc.Cmd) (proc.Process, error) {
+	return p.runner.Start(ctx, c)
+}
+
 // runSync runs inv to its end, for the steps before and after a
 // measurement (sysbench prepare, pgbench -i), calling onLine (if not nil)
 // with each line of its output. When the program fails, the error quotes

@@ -51,11 +51,15 @@ func NewWith(spec probe.Spec, r proc.Runner) (probe.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &workload{spec: spec, job: j, runner: run.runner}, nil
+	return &workload{spec: spec, job: j}, nil
 }
 
-// job is what differs between tools.
+// job is what differs between tools. Each embeds the programs its steps
+// run with, and the measured program is started with them too (start), so
+// the runner is held in one place.
 type job interface {
+	// start starts the measured program (programs.start).
+	start(ctx context.Context, c proc.Cmd) (proc.Process, error)
 	// prepare gets everything ready to measure (a database server, tables,
 	// a directory). When it fails, cleanup is still called.
 	prepare(ctx context.Context) error
@@ -104,9 +108,8 @@ const (
 )
 
 type workload struct {
-	spec   probe.Spec
-	job    job
-	runner proc.Runner
+	spec probe.Spec
+	job  job
 
 	ran    bool
 	result probe.Summary // set before the sample channel is closed
@@ -141,7 +144,7 @@ func (w *workload) Run(ctx context.Context) (<-chan probe.Sample, error) {
 	lines := make(chan proc.Line, 64)
 	c := r.cmd(r.name)
 	c.Line = func(l proc.Line) { lines <- l }
-	p, err := w.runner.Start(ctx, c)
+	p, err := w.job.start(ctx, c)
 	if err != nil {
 		return fail(err)
 	}

@@ -160,14 +160,9 @@ func (f *Fake) take(start bool, cmd proc.Cmd) (*Call, error) {
 // Run plays the next expected call: see proc.Runner.
 func (f *Fake) Run(ctx context.Context, cmd proc.Cmd) (proc.Result, error) {
 	f.t.Helper()
-	var stdout proc.Stdout
-	cmd.Line = stdout.Tee(cmd.Line)
-	p, err := f.start(ctx, false, cmd)
-	if err != nil {
-		return proc.Result{Output: proc.NewOutput(cmd.Keep)}, err
-	}
-	err = p.Wait()
-	return proc.Result{Stdout: stdout.String(), Output: p.Output()}, err
+	return proc.RunWith(ctx, cmd, func(ctx context.Context, cmd proc.Cmd) (proc.Process, error) {
+		return f.start(ctx, false, cmd)
+	})
 }
 
 // Start plays the next expected call: see proc.Runner.

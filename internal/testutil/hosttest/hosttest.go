@@ -2,8 +2,9 @@
 // real servers: the test binary doubles as `perfbisect agent`, so a test's
 // walk measures in a real child process, as perfbisect does; beside it,
 // Fake is a scripted host for the paths of a walk no real machine can be
-// made to take on cue. It imports probe/host, so only the tests of packages
-// above host (session, tui, cmd) can use it.
+// made to take on cue. It imports probe/host, so only host's external tests
+// (package host_test) and those of the packages above it (session, tui,
+// cmd) can use it.
 package hosttest
 
 import (
@@ -36,6 +37,14 @@ func ServeIfAgent() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// Main is TestMain for a package whose tests run workloads through Local:
+// the test binary serves as the agent when started as one, and runs the
+// tests otherwise.
+func Main(m *testing.M) {
+	ServeIfAgent()
+	os.Exit(m.Run())
 }
 
 // Local is the local host with the test binary as its agent and the knobs'
