@@ -54,9 +54,11 @@ func (e *JSONEncoder) line(v any) error {
 // by Err, and the scan goes on.
 type Decoder struct{ *jsonl.Decoder[Record] }
 
-func NewDecoder(r io.Reader) *Decoder { return &Decoder{jsonl.NewDecoder(r, decodeRecord)} }
+func NewDecoder(r io.Reader) *Decoder { return &Decoder{jsonl.NewDecoder(r, DecodeRecord)} }
 
-func decodeRecord(b []byte) (Record, bool, error) {
+// DecodeRecord reads one line of a stream of samples: a sample or the
+// summary (ok), a line of another type (not ok, no error), or an error.
+func DecodeRecord(b []byte) (rec Record, ok bool, err error) {
 	var head struct {
 		Type string `json:"type"`
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -159,20 +160,18 @@ func (r *agentRun) Wait() (probe.Summary, error) {
 }
 
 // record takes one line of the agent's stdout: a sample goes on at once,
-// the summary is kept for the end. The line is read by a probe.Decoder of
-// its own, so that what a record is stays probe's alone.
+// the summary is kept for the end; probe says what a line is.
 func (r *agentRun) record(line string) {
 	r.lines++
-	d := probe.NewDecoder(strings.NewReader(line + "\n"))
-	if !d.Scan() {
-		var bad *jsonl.SyntaxError
-		if errors.As(d.Err(), &bad) {
-			bad.Line = r.lines // its line in the agent's stdout, not the one it was read alone in
-			r.bad = append(r.bad, bad)
-		}
-		return // a blank line, or another type's
+	b := bytes.TrimSpace([]byte(line))
+	if len(b) == 0 {
+		return
 	}
-	switch rec := d.Record(); {
+	rec, ok, err := probe.DecodeRecord(b)
+	switch {
+	case err != nil:
+		r.bad = append(r.bad, &jsonl.SyntaxError{Line: r.lines, Err: err})
+	case !ok: // another type's
 	case rec.Sample != nil:
 		r.secs++
 		r.samples <- *rec.Sample
