@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,9 +69,24 @@ func TestFakeWalkConcludes(t *testing.T) {
 		t.Errorf("host asked %q, want %q", got, want)
 	}
 	// Live and replay are one fold: the runner's walk is the one its
-	// events make.
-	if got, want := summarize(r.Walk()), summarize(Fold(w.events)); got != want {
-		t.Errorf("the runner's walk:\n%s\nthe fold of its events:\n%s", got, want)
+	// session log makes, written and read back.
+	log := filepath.Join(t.TempDir(), "walk.jsonl")
+	if err := WriteLogFile(log, w.events); err != nil {
+		t.Fatal(err)
+	}
+	evs, bad, err := ReadLogFile(log)
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("read the log back: %v %v", err, bad)
+	}
+	replay := Fold(evs)
+	if got, want := summarize(r.Walk()), summarize(replay); got != want {
+		t.Errorf("the runner's walk:\n%s\nthe replay of its log:\n%s", got, want)
+	}
+	for _, s := range r.Walk().Steps {
+		if rs, _ := replay.Step(s.ID); len(rs.Samples) != len(s.Samples) || rs.PlannedS != s.PlannedS || len(rs.Changes) != len(s.Changes) {
+			t.Errorf("step %s: live %d s, planned %g, %d knob events; replayed %d s, planned %g, %d", s.ID,
+				len(s.Samples), s.PlannedS, len(s.Changes), len(rs.Samples), rs.PlannedS, len(rs.Changes))
+		}
 	}
 	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> fsync; fsync gone -> volume; volume unavailable => flush latency of this disk; the volume type could not be tried here" {
 		t.Errorf("walk: %s", got)
