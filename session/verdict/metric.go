@@ -48,7 +48,7 @@ func Measured(runs ...[]probe.Sample) probe.Fields {
 
 // Pick returns the metric to judge on when the samples measured only the
 // fields in have: metric itself when it is there, else the nearest kind
-// that is (another latency for a latency, ops_per_s for a throughput), with
+// that is (another latency for a latency, else ops_per_s), with
 // a sentence saying why. It returns metric unchanged (and why "") when
 // nothing closer exists, so Values then finds no values.
 func Pick(metric string, have probe.Fields) (string, string) {
@@ -56,9 +56,11 @@ func Pick(metric string, have probe.Fields) (string, string) {
 	if err != nil || have.Has(f) {
 		return metric, ""
 	}
+	// A workload with no latency at all (a command that prints only its
+	// operations) is judged on its throughput rather than on nothing.
 	candidates := []probe.Field{probe.FieldOps}
 	if f.IsLatency() {
-		candidates = latencyOrder
+		candidates = append(slices.Clip(latencyOrder), probe.FieldOps)
 	}
 	for _, c := range candidates {
 		if have.Has(c) {

@@ -115,6 +115,7 @@ func TestValuesOnlyMeasured(t *testing.T) {
 		t.Errorf("avg_ms = %v, want [2 2.5]", got)
 	}
 	sb := []probe.Sample{{Sec: 1, OpsPerS: 90, P95Ms: 12, Real: probe.FieldOps | probe.FieldP95 | probe.FieldErrors}}
+	cmd := []probe.Sample{{Sec: 1, OpsPerS: 7000, Real: probe.FieldOps}}
 	uu := []struct {
 		metric string
 		runs   [][]probe.Sample
@@ -125,7 +126,8 @@ func TestValuesOnlyMeasured(t *testing.T) {
 		{"p50_ms", [][]probe.Sample{pg}, "avg_ms", true},
 		{"p50_ms", [][]probe.Sample{sb}, "p95_ms", true},
 		{"p99_ms", [][]probe.Sample{samples(), sb}, "p95_ms", true}, // a probe reference and a sysbench step
-		{"p50_ms", [][]probe.Sample{pg, sb}, "p50_ms", false},       // no latency in common: nothing to judge on
+		{"p50_ms", [][]probe.Sample{pg, sb}, "ops_per_s", true},     // no latency in common: the throughput
+		{"p99_ms", [][]probe.Sample{cmd}, "ops_per_s", true},        // a command that gives only its ops
 		{"mib_per_s", [][]probe.Sample{pg}, "ops_per_s", true},
 		{"ops_per_s", [][]probe.Sample{pg}, "ops_per_s", false},
 	}
