@@ -94,10 +94,13 @@ func (d *driver) finish(take func(tea.Msg), last func()) {
 	}()
 	d.mu.Lock()
 	d.closed = true
-	if d.cancel != nil {
-		d.cancel()
-	}
 	d.mu.Unlock()
+	// The program's last listen may still wait on msgs, and would take an
+	// event to a screen that is gone: it is the longest waiting receiver,
+	// so this empty message goes to it before the step is stopped and its
+	// reverts are said.
+	d.msgs <- nil
+	d.cancelStep()
 	d.calls.Wait()
 	last()
 	close(stop)
