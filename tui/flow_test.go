@@ -202,6 +202,17 @@ func (f *flow) reproduce(t *testing.T) {
 	f.waitFor(t, `reproduce: regressed → next: tmpfs`, shortTimeout)                    // the decision
 }
 
+// tmpfsRunning starts a flow with --yes, runs the reproduce step and
+// starts the tmpfs step, which it leaves running.
+func tmpfsRunning(t *testing.T) *flow {
+	t.Helper()
+	f := startFlow(t, true)
+	f.reproduce(t)
+	f.enter()
+	f.tmpfsSample(t)
+	return f
+}
+
 // tmpfsSample waits for a second of the tmpfs step on the screen.
 func (f *flow) tmpfsSample(t *testing.T) {
 	t.Helper()
@@ -280,11 +291,7 @@ func TestFlowConfirmNoteQuit(t *testing.T) {
 // x makes the running step go on past its planned seconds.
 func TestFlowYesExtend(t *testing.T) {
 	t.Parallel()
-	f := startFlow(t, true)
-	f.reproduce(t)
-
-	f.enter()
-	f.tmpfsSample(t)
+	f := tmpfsRunning(t)
 	f.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
 	f.waitFor(t, `tmpfs +running (7|8|9|1\d)s`, shortTimeout)
 	f.waitFor(t, ` (7|8|9|1\d)s/16s`, shortTimeout)
@@ -322,10 +329,7 @@ func TestFlowYesExtend(t *testing.T) {
 // back and closes the session, and the summary tells it.
 func TestFlowStoppedProgramFinishes(t *testing.T) {
 	t.Parallel()
-	f := startFlow(t, true)
-	f.reproduce(t)
-	f.enter()
-	f.tmpfsSample(t)
+	f := tmpfsRunning(t)
 	f.tm.Quit() // the program stops; the model never hears of it
 	f.tm.WaitFinished(t, teatest.WithFinalTimeout(finalTimeout))
 	if ends := f.log.of(session.TypeSessionEnd, ""); len(ends) != 0 {

@@ -189,6 +189,21 @@ func (h *changedHost) putBack(t *testing.T, rec string, want session.Ending) *se
 	return end
 }
 
+// exited waits until cmd ends, at most within after what happened to it,
+// and says how long it took.
+func exited(t *testing.T, cmd *exec.Cmd, within time.Duration, what string, out fmt.Stringer) time.Duration {
+	t.Helper()
+	since := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(within):
+		t.Fatalf("still running %v after %s:\n%s", within, what, out)
+	}
+	return time.Since(since)
+}
+
 // TestRunSignalsPutTheHostBack stops a headless walk with each signal
 // while its step has a tmpfs mounted and the scheduler changed.
 func TestRunSignalsPutTheHostBack(t *testing.T) {
@@ -206,15 +221,7 @@ func TestRunSignalsPutTheHostBack(t *testing.T) {
 			h.waitApplied(t, rec, &out)
 			time.Sleep(1500 * time.Millisecond) // a second or so into the step
 			cmd.Process.Signal(sig)
-			sent := time.Now()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("still running 30s after %v:\n%s", sig, out.String())
-			}
-			took := time.Since(sent)
+			took := exited(t, cmd, 30*time.Second, sig.String(), &out)
 			left := h.leftApplied(t)
 			t.Logf("%v: exited %.2f s after the signal, %d knobs left applied", sig, took.Seconds(), left)
 			if took > 10*time.Second {
@@ -250,13 +257,7 @@ func TestRunClosedStdoutPutsTheHostBack(t *testing.T) {
 	}
 	h.waitApplied(t, rec, &stderr)
 	stdout.Close() // the next line the walk prints meets a closed pipe
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("still running a minute after its stdout closed:\n%s", stderr.String())
-	}
+	exited(t, cmd, time.Minute, "its stdout closed", &stderr)
 	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() || ws.ExitStatus() != 0 {
 		t.Errorf("ended %v, want exit 0 (a conclusion despite the closed stdout):\n%s", cmd.ProcessState, stderr.String())
 	}
