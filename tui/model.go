@@ -171,7 +171,7 @@ func (m *Model) Finish(why string) {
 	})
 }
 
-// Walk is the walk as the runner did it: read it after Finish.
+// Walk is a live walk as its runner did it: read it after Finish.
 func (m *Model) Walk() *session.Walk { return m.drv.runner.Walk() }
 
 // tickMsg refreshes the clock once a second.
