@@ -181,6 +181,38 @@ func TestFakeRevertFailsLoudly(t *testing.T) {
 	}
 }
 
+// A revert that fails ends the walk: fsync, the step the playbook goes to
+// next, never runs on a host left changed, and the session ends failed
+// saying what is left and how to undo it.
+func TestFakeRevertFailureEndsTheWalk(t *testing.T) {
+	h := fakeHost()
+	k := h.Knobs["tmpfs"]
+	k.RevertErr = errors.New("umount /run/perfbisect/t: target is busy")
+	h.Knobs["tmpfs"] = k
+	h.Runs = []hosttest.FakeRun{{Samples: hosttest.Seconds(6, diskMs)}, {Samples: hosttest.Seconds(6, memoryMs)}}
+	w := &walk{}
+	r := fakeRunner(t, w, h)
+	conclusion, err := r.Run(context.Background())
+	if err == nil || conclusion != "" {
+		t.Fatalf("Run: %q, %v; want no conclusion and an error", conclusion, err)
+	}
+	if got, want := strings.Join(h.Calls(), " "), "run plan tmpfs apply tmpfs run revert tmpfs"; got != want {
+		t.Errorf("host asked %q, want %q: nothing after the failed revert", got, want)
+	}
+	end := r.Walk().End
+	for _, want := range []string{"REVERT FAILED in step tmpfs", "target is busy", "put it back by hand: umount /run/perfbisect/t", "walk stops"} {
+		if end == nil || end.Ended != EndFailed || !strings.Contains(end.Error, want) {
+			t.Errorf("session end %+v, want failed saying %q", end, want)
+		}
+	}
+	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> ; fsync pending; volume pending" {
+		t.Errorf("walk: %s; want tmpfs to lead nowhere", got)
+	}
+	if c := r.Walk().Conclusion(); c != "" {
+		t.Errorf("conclusion %q drawn on a host left changed", c)
+	}
+}
+
 func TestFakeApplyFailurePutsBackWhatWasApplied(t *testing.T) {
 	h := fakeHost()
 	h.Knobs["shell"] = hosttest.FakeKnob{ApplyErr: errors.New("exit status 3")}

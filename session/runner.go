@@ -178,6 +178,11 @@ func (r *Runner) Run(ctx context.Context) (string, error) {
 			r.End(EndInterrupted, "", "interrupted during step "+step.ID)
 			return "", ctx.Err()
 		}
+		if err := res.RevertFailure(); err != nil {
+			// No later step runs on a host in a state nobody knows.
+			r.End(EndFailed, "", err.Error())
+			return "", err
+		}
 		d := res.Decision
 		if d == nil { // every step's end is followed by its decision
 			err := fmt.Errorf("step %s ended without a decision", step.ID)
@@ -247,7 +252,13 @@ func (r *Runner) finish(step *playbook.Step, end StepEnd, own string) StepState 
 	// The playbook's words are for a judged outcome; for any other, say
 	// what really happened.
 	d := Decision{Meaning: end.Reason, Conclusion: own}
-	if own == "" {
+	st := r.stepState(step.ID)
+	switch left := st.RevertFailure(); {
+	case left != nil:
+		// The walk stops here: neither the playbook's next step nor a
+		// conclusion drawn on a host left changed.
+		d = Decision{Meaning: left.Error()}
+	case own == "":
 		o := end.State.Outcome()
 		t := step.Target(o)
 		d.Next, d.Conclusion = t.Next, t.Conclude

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -242,4 +243,25 @@ func (r *Runner) dryRun(ctx context.Context) (string, error) {
 	const c = "dry run: every change was described, none was applied, nothing was measured"
 	r.End(EndConcluded, c, "")
 	return c, nil
+}
+
+// RevertFailure says which of the step's knobs could not be put back, what
+// they left changed and how to undo it by hand; nil when every one was.
+func (s *StepState) RevertFailure() error {
+	var left []string
+	for _, c := range s.Changes {
+		if c.Action != KnobRevertFailed {
+			continue
+		}
+		what := fmt.Sprintf("%s (%s)", c.Change.Knob, c.Error)
+		if len(c.Change.Undo) > 0 {
+			what += "; put it back by hand: " + strings.Join(c.Change.Undo, "; ")
+		}
+		left = append(left, what)
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return fmt.Errorf("REVERT FAILED in step %s, the host is still changed: %s. The walk stops: no later step runs on a host in an unknown state",
+		s.ID, strings.Join(left, "; "))
 }

@@ -47,6 +47,64 @@ type driver struct {
 	emitted atomic.Int64 // events sent on msgs
 	mu      sync.Mutex
 	cancel  context.CancelFunc // of the step under way
+	// closed is set once the screen is gone (finish): no runner call
+	// starts after it, and calls waits for those under way.
+	closed bool
+	calls  sync.WaitGroup
+}
+
+// call runs do, one of the runner's methods, unless the screen is gone.
+func (d *driver) call(do func()) bool {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return false
+	}
+	d.calls.Add(1)
+	d.mu.Unlock()
+	defer d.calls.Done()
+	do()
+	return true
+}
+
+// finish stops the step under way and waits until the runner is done with
+// the host (its knobs put back), for a screen that stopped however it did:
+// the operator left, the terminal vanished, the program was killed. Then
+// it calls last, which may still use the runner. take gets every message
+// sent meanwhile, which no screen reads any more.
+func (d *driver) finish(take func(tea.Msg), last func()) {
+	stop, drained := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(drained)
+		for {
+			select {
+			case msg := <-d.msgs:
+				take(msg)
+			case <-stop:
+				for { // what was sent before the stop
+					select {
+					case msg := <-d.msgs:
+						take(msg)
+					default:
+						return
+					}
+				}
+			}
+		}
+	}()
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	// The program's last listen may still wait on msgs, and would take an
+	// event to a screen that is gone: it is the longest waiting receiver,
+	// so this empty message goes to it before the step is stopped and its
+	// reverts are said.
+	d.msgs <- nil
+	d.cancelStep()
+	d.calls.Wait()
+	last()
+	close(stop)
+	<-drained
 }
 
 func newDriver() *driver { return &driver{msgs: make(chan tea.Msg, 4096)} }
@@ -89,7 +147,7 @@ func (d *driver) listen() tea.Cmd {
 // start records the session and the host.
 func (d *driver) start(ctx context.Context) tea.Cmd {
 	return func() tea.Msg {
-		d.runner.Start(ctx)
+		d.call(func() { d.runner.Start(ctx) })
 		return nil
 	}
 }
@@ -102,14 +160,20 @@ func (d *driver) runStep(ctx context.Context, step *playbook.Step) tea.Cmd {
 	d.mu.Unlock()
 	return func() tea.Msg {
 		defer cancel()
-		res := d.runner.Step(sctx, step)
+		var res session.StepState
+		if !d.call(func() { res = d.runner.Step(sctx, step) }) {
+			return nil
+		}
 		return stepDoneMsg{step: step.ID, res: res, seq: d.emitted.Load()}
 	}
 }
 
 func (d *driver) skip(step *playbook.Step, why string) tea.Cmd {
 	return func() tea.Msg {
-		res := d.runner.Skip(step, why)
+		var res session.StepState
+		if !d.call(func() { res = d.runner.Skip(step, why) }) {
+			return nil
+		}
 		return stepDoneMsg{step: step.ID, res: res, seq: d.emitted.Load()}
 	}
 }
@@ -117,14 +181,14 @@ func (d *driver) skip(step *playbook.Step, why string) tea.Cmd {
 // extend lengthens the running step; the runner records it.
 func (d *driver) extend(by time.Duration) tea.Cmd {
 	return func() tea.Msg {
-		d.runner.Extend(by)
+		d.call(func() { d.runner.Extend(by) })
 		return nil
 	}
 }
 
 func (d *driver) note(step, text string) tea.Cmd {
 	return func() tea.Msg {
-		d.runner.Note(step, text)
+		d.call(func() { d.runner.Note(step, text) })
 		return nil
 	}
 }
@@ -142,7 +206,9 @@ func (d *driver) cancelStep() {
 // end closes the session.
 func (d *driver) end(how session.Ending, conclusion, why string) tea.Cmd {
 	return func() tea.Msg {
-		d.runner.End(how, conclusion, why)
+		if !d.call(func() { d.runner.End(how, conclusion, why) }) {
+			return nil
+		}
 		return endedMsg{}
 	}
 }

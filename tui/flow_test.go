@@ -202,6 +202,17 @@ func (f *flow) reproduce(t *testing.T) {
 	f.waitFor(t, `reproduce: regressed → next: tmpfs`, shortTimeout)                    // the decision
 }
 
+// tmpfsRunning starts a flow with --yes, runs the reproduce step and
+// starts the tmpfs step, which it leaves running.
+func tmpfsRunning(t *testing.T) *flow {
+	t.Helper()
+	f := startFlow(t, true)
+	f.reproduce(t)
+	f.enter()
+	f.tmpfsSample(t)
+	return f
+}
+
 // tmpfsSample waits for a second of the tmpfs step on the screen.
 func (f *flow) tmpfsSample(t *testing.T) {
 	t.Helper()
@@ -280,11 +291,7 @@ func TestFlowConfirmNoteQuit(t *testing.T) {
 // x makes the running step go on past its planned seconds.
 func TestFlowYesExtend(t *testing.T) {
 	t.Parallel()
-	f := startFlow(t, true)
-	f.reproduce(t)
-
-	f.enter()
-	f.tmpfsSample(t)
+	f := tmpfsRunning(t)
 	f.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
 	f.waitFor(t, `tmpfs +running (7|8|9|1\d)s`, shortTimeout)
 	f.waitFor(t, ` (7|8|9|1\d)s/16s`, shortTimeout)
@@ -313,5 +320,39 @@ func TestFlowYesExtend(t *testing.T) {
 	f.mu.Unlock()
 	if bytes.Contains(all, []byte("will change this host")) {
 		t.Error("a question was asked despite --yes")
+	}
+}
+
+// TestFlowStoppedProgramFinishes: a program that stops mid-step without
+// the screen seeing why (bubbletea's own quit, a vanished terminal, an
+// error on it) leaves the step running; Finish stops it, puts the tmpfs
+// back and closes the session, and the summary tells it.
+func TestFlowStoppedProgramFinishes(t *testing.T) {
+	t.Parallel()
+	f := tmpfsRunning(t)
+	f.tm.Quit() // the program stops; the model never hears of it
+	f.tm.WaitFinished(t, teatest.WithFinalTimeout(finalTimeout))
+	if ends := f.log.of(session.TypeSessionEnd, ""); len(ends) != 0 {
+		t.Fatalf("the session ended before Finish: %+v", ends[0].Data)
+	}
+	m := f.tm.FinalModel(t).(*Model)
+	m.Finish("the screen stopped (EIO)")
+	if left := hosttest.MountsUnder(t, f.host.Env.StateDir); len(left) > 0 {
+		t.Errorf("mounts left under %s after Finish: %v", f.host.Env.StateDir, left)
+	}
+	evs := f.log.all()
+	end, ok := evs[len(evs)-1].Data.(*session.SessionEnd)
+	if !ok || end.Ended != session.EndInterrupted || end.Error != "the screen stopped (EIO)" {
+		t.Errorf("last event %s %+v, want the session's end, interrupted, saying why", evs[len(evs)-1].Type, evs[len(evs)-1].Data)
+	}
+	if st, _ := m.Walk().Step("tmpfs"); st.State != session.StateInterrupted {
+		t.Errorf("tmpfs %s, want interrupted", st.State)
+	}
+	if sum := m.Summary(); !strings.Contains(sum, "tmpfs") || !strings.Contains(sum, "session interrupted: the screen stopped (EIO)") {
+		t.Errorf("summary %q does not tell the revert and the end", sum)
+	}
+	m.Finish("again") // idempotent: nothing more happens
+	if n := len(f.log.of(session.TypeSessionEnd, "")); n != 1 {
+		t.Errorf("%d session ends, want 1", n)
 	}
 }

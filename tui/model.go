@@ -150,6 +150,30 @@ func (m *Model) Summary() string {
 	return b.String()
 }
 
+// Finish puts the host back and closes the session once the program has
+// stopped, whatever stopped it: after a quit it has nothing to do, but a
+// vanished terminal or a killed program leaves a step running. That step
+// is stopped and its knobs put back, and a session not yet closed ends
+// interrupted, saying why. The screen's state takes the events it missed,
+// so Summary tells them. Call it after the program's Run returns.
+func (m *Model) Finish(why string) {
+	if m.drv == nil {
+		return // a replay changes nothing
+	}
+	m.drv.finish(func(msg tea.Msg) {
+		if e, ok := msg.(eventMsg); ok {
+			m.st.apply(e.e)
+		}
+	}, func() {
+		if w := m.drv.runner.Walk(); w.Start != nil && w.End == nil {
+			m.drv.runner.End(session.EndInterrupted, "", why)
+		}
+	})
+}
+
+// Walk is a live walk as its runner did it: read it after Finish.
+func (m *Model) Walk() *session.Walk { return m.drv.runner.Walk() }
+
 // tickMsg refreshes the clock once a second.
 type tickMsg time.Time
 
@@ -231,6 +255,8 @@ func (m *Model) stepDone(msg stepDoneMsg) tea.Cmd {
 		return m.drv.end(session.EndInterrupted, "", "interrupted during step "+msg.step)
 	case m.quitting:
 		return m.drv.end(session.EndQuit, "", "the operator quit during step "+msg.step)
+	case msg.res.RevertFailure() != nil:
+		return m.drv.end(session.EndFailed, "", msg.res.RevertFailure().Error())
 	case msg.res.Decision != nil && msg.res.Decision.Conclusion != "":
 		return m.drv.end(session.EndConcluded, msg.res.Decision.Conclusion, "")
 	}

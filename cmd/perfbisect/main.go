@@ -19,11 +19,24 @@ var guarded atomic.Bool
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
+	// A write to a closed stdout or stderr (a pipe into head, a vanished
+	// terminal) must fail with EPIPE, which the walk ignores, instead of
+	// killing the process with knobs applied. Notify rather than Ignore:
+	// an ignored signal stays ignored in the workloads and shell knobs
+	// started from here, a caught one is reset for them.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		n := 0
-		for range sigs {
+		for s := range sigs {
+			if s == syscall.SIGHUP {
+				// The terminal is gone (ssh dropped, tmux killed): stop
+				// as SIGTERM does. Nobody is there to insist, so a hang-up
+				// never counts towards abandoning the reverts.
+				cancel()
+				continue
+			}
 			n++
 			switch {
 			case n == 1:

@@ -41,13 +41,24 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	if err != nil {
 		return failure(err)
 	}
-	p := tea.NewProgram(m, tea.WithAltScreen())
+	// The process's own handler turns SIGINT, SIGTERM and SIGHUP into ctx
+	// (main): bubbletea's would quit the program at once, leaving a step
+	// running with its knobs applied.
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithoutSignalHandler())
 	go func() {
-		<-ctx.Done() // SIGTERM (Ctrl-C is a key in the screen): quit and put the host back
+		<-ctx.Done() // a signal (Ctrl-C is a key in the screen): quit and put the host back
 		p.Send(tui.Interrupt())
 	}()
 	guarded.Store(true)
 	_, err = p.Run()
+	// However the screen stopped (a quit, a terminal gone, the program
+	// killed by an error on it), the host is put back and the session
+	// closed before the log is.
+	why := "interrupted"
+	if err != nil && ctx.Err() == nil {
+		why = fmt.Sprintf("the screen stopped (%v)", err)
+	}
+	m.Finish(why)
 	guarded.Store(false)
 	logErr := log.Close()
 	fmt.Fprint(stderr, m.Summary())
@@ -57,14 +68,14 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 		fmt.Fprintf(stderr, "report: %s\n", p)
 	}
 	switch {
+	case ctx.Err() != nil:
+		return errInterrupted
 	case err != nil:
 		return failure(fmt.Errorf("screen: %v", err))
 	case logErr != nil:
 		return failure(fmt.Errorf("session log: %v", logErr))
-	case ctx.Err() != nil:
-		return errInterrupted
 	}
-	return nil
+	return walkFailure(m.Walk())
 }
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {

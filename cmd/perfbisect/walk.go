@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/probe/lab"
@@ -45,7 +45,20 @@ func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 saying exactly what they change and asking), runs the workload, puts every knob
 back, judges the step against the reference and the reproduced regression, and
 follows the playbook to the next step or a conclusion. Everything is recorded
-in the session log.`,
+in the session log.
+
+SIGINT, SIGTERM and SIGHUP (a closed terminal, a dropped ssh) stop the step
+and put every knob back before the log is closed and the reports written; a
+closed stdout or stderr never stops the reverts. A revert that fails ends the
+walk: no later step runs on a host left changed.
+
+Exit codes:
+  0    the walk concluded (or the operator quit)
+  1    failed: a step or a revert failed, the reproduce step could not run
+  2    usage: a bad flag or value, a --dir that is missing, not a directory
+       or not writable (found before any log is made)
+  3    --fail-on-regression, and the reproduce step regressed
+  130  interrupted by a signal`,
 		Example: `  perfbisect run --no-tui                          # local-disk, data dir = current directory
   perfbisect run --no-tui --playbook ebs-write-regression --dir /var/lib/mysql-probe
   perfbisect run --no-tui --reference last-night.jsonl --fail-on-regression --yes
@@ -96,7 +109,10 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if f.dir == "" {
 		f.dir = "."
 	}
-	if spec.Dir, err = filepath.Abs(f.dir); err != nil {
+	if spec.Dir, err = pathx.CheckDir(f.dir); err != nil {
+		return usageError(err)
+	}
+	if err := f.checkDurations(); err != nil {
 		return usageError(err)
 	}
 	if f.duration > 0 {
@@ -193,8 +209,41 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	case logErr != nil:
 		return failure(fmt.Errorf("session log: %v", logErr))
 	}
+	if err := walkFailure(r.Walk()); err != nil {
+		return err
+	}
 	if f.failOnRegression && r.Walk().Regressed() {
 		return &exitError{exitRegressed, errors.New("the reproduce step regressed against the reference")}
+	}
+	return nil
+}
+
+// checkDurations refuses lengths that cannot mean what was asked, rather
+// than ignoring them (zero is the playbook's own).
+func (f walkFlags) checkDurations() error {
+	switch {
+	case f.duration < 0:
+		return fmt.Errorf("--duration %v: want a positive length, like 30s", f.duration)
+	case f.maxDuration < 0:
+		return fmt.Errorf("--max-duration %v: want a positive length, like 90s", f.maxDuration)
+	case f.maxDuration > 0 && f.duration > 0 && f.maxDuration < f.duration:
+		return fmt.Errorf("--max-duration %v is shorter than --duration %v: a step is extended up to it, never cut short (want at least %v)", f.maxDuration, f.duration, f.duration)
+	}
+	return nil
+}
+
+// walkFailure is the exit a walk that ran to its end gives, headless or
+// in the screen: a failure when the session ended failed (a revert failed)
+// or a step failed (the reproduce step could not run, a knob or the
+// workload failed), even if the playbook went on to a conclusion.
+func walkFailure(w *session.Walk) error {
+	if e := w.End; e != nil && e.Ended == session.EndFailed {
+		return failure(errors.New(e.Error))
+	}
+	for _, s := range w.Steps {
+		if s.State == session.StateFailed {
+			return failure(fmt.Errorf("step %s failed: %s", s.ID, s.Reason))
+		}
 	}
 	return nil
 }

@@ -37,6 +37,53 @@ func TestRunTooShortFailsBeforeTheLog(t *testing.T) {
 		"fewer than 5 seconds to judge", "--duration of at least")
 }
 
+// TestRunBadValuesFailBeforeTheLog: a --dir that cannot be used and a
+// length that cannot mean what was asked are usage errors, found before a
+// session log is made; none is ignored.
+func TestRunBadValuesFailBeforeTheLog(t *testing.T) {
+	uu := map[string]struct {
+		args func(dir string) []string
+		want []string
+	}{
+		"dir's parent missing": {func(dir string) []string { return []string{"--dir", filepath.Join(dir, "no", "such")} },
+			[]string{"no/such", "no such file or directory", "create it first"}},
+		"dir a file": {func(dir string) []string {
+			os.WriteFile(filepath.Join(dir, "plain"), nil, 0o600)
+			return []string{"--dir", filepath.Join(dir, "plain")}
+		}, []string{"plain: not a directory"}},
+		"negative duration":     {func(string) []string { return []string{"--duration", "-5s"} }, []string{"--duration -5s", "positive"}},
+		"negative max-duration": {func(string) []string { return []string{"--max-duration", "-1s"} }, []string{"--max-duration -1s", "positive"}},
+		"max below duration": {func(string) []string { return []string{"--duration", "10s", "--max-duration", "5s"} },
+			[]string{"--max-duration 5s is shorter than --duration 10s"}},
+	}
+	for name, u := range uu {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"run", "--no-tui", "--yes", "--playbook", "local-disk", "--record", "w.jsonl"}, u.args(dir)...)
+			keep := len(testutil.Entries(t, dir))
+			failsBeforeAnything(t, dir, keep, args, u.want...)
+		})
+	}
+	t.Run("dir read-only", func(t *testing.T) {
+		ro := testutil.Tmpfs(t, "1m")
+		testutil.Run(t, "mount", "-o", "remount,ro", ro)
+		dir := t.TempDir()
+		failsBeforeAnything(t, dir, 0, []string{"run", "--no-tui", "--yes", "--playbook", "local-disk", "--record", "w.jsonl", "--dir", ro},
+			ro+" is not writable", "read-only file system")
+	})
+}
+
+// TestRunHelpSaysTheExitCodes: a job that reads the exit code can find
+// what each one means.
+func TestRunHelpSaysTheExitCodes(t *testing.T) {
+	code, out, _ := runCLI(t, context.Background(), "run", "--help")
+	for _, want := range []string{"SIGHUP", "0    the walk concluded", "1    failed", "2    usage", "3    --fail-on-regression", "130  interrupted"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("run --help (exit %d) does not say %q", code, want)
+		}
+	}
+}
+
 // TestFailOnRegressionNeedsNoTUI: the screen does not give the exit code a
 // job would read, so the flag asks for --no-tui instead of being ignored.
 func TestFailOnRegressionNeedsNoTUI(t *testing.T) {
