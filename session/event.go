@@ -146,6 +146,11 @@ type StepEnd struct {
 	Reason    string         `json:"reason,omitempty"`
 	Summary   *probe.Summary `json:"summary,omitempty"`
 	DurationS float64        `json:"duration_s"`
+	// JudgedOn is, on a reproduce step that regressed, the metric it
+	// regressed on most clearly, which the later steps are judged on; a
+	// log written before it has none, and its steps were judged on the
+	// first verdict's metric (see Walk.Metric).
+	JudgedOn string `json:"judged_on,omitempty"`
 }
 
 // KnobAction is what happened to a knob.

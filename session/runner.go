@@ -270,7 +270,15 @@ func (r *Runner) finish(step *playbook.Step, end StepEnd, own string) StepState 
 	return r.stepState(step.ID)
 }
 
+// verdictOptions judge a step on the playbook's metric, or, once the
+// reproduce step regressed on another, on that one.
 func (r *Runner) verdictOptions() verdict.Options {
 	pb := r.opt.Playbook
-	return verdict.Options{Metric: pb.Metric, Threshold: pb.Threshold}
+	o := verdict.Options{Metric: pb.Metric, Threshold: pb.Threshold}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.walk.Reproduce(); s != nil && s.JudgedOn != "" && s.State == StateRegressed {
+		o.Metric = s.JudgedOn
+	}
+	return o
 }

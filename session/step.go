@@ -113,7 +113,7 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 			"Not known whether the regression is here: after %d s the reproduce step is still inconclusive against the reference (%s). Run it longer (--max-duration), on a quieter host, or with a steadier workload.",
 			len(samples), why))
 	}
-	return stop(j.state, j.note)
+	return r.finish(step, StepEnd{State: j.state, Reason: j.note, Summary: sum, DurationS: took(), JudgedOn: j.judgedOn}, "")
 }
 
 // plan asks the host what each knob would change, and records it.

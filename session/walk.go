@@ -56,8 +56,11 @@ type StepState struct {
 	PlannedS, ExtendedS float64
 	// DurationS is how long it took, from its end.
 	DurationS float64
-	Summary   *probe.Summary
-	Started   time.Time
+	// JudgedOn is the end's: the metric a regressed reproduce step hands
+	// the later steps.
+	JudgedOn string
+	Summary  *probe.Summary
+	Started  time.Time
 }
 
 // KnobAt is a knob event and when it happened.
@@ -116,12 +119,13 @@ func (w *Walk) Apply(e Event) {
 		w.End = d
 		w.current = -1
 	case *probe.Sample:
-		w.measure(*d)
+		x := d.Assumed(w.expected) // a 0 of an older log's pgbench is not a p50
+		w.measure(x)
 		if s == nil {
-			w.Loose = append(w.Loose, *d)
+			w.Loose = append(w.Loose, x)
 			break
 		}
-		s.Samples = append(s.Samples, *d)
+		s.Samples = append(s.Samples, x)
 	}
 	if s != nil {
 		w.applyToStep(s, e)
@@ -147,7 +151,7 @@ func (w *Walk) applyToStep(s *StepState, e Event) {
 		s.PlannedS = d.PlannedS
 		s.ExtendedS += d.BySeconds
 	case *StepEnd:
-		s.State, s.Reason, s.Summary, s.DurationS = d.State, d.Reason, d.Summary, d.DurationS
+		s.State, s.Reason, s.Summary, s.DurationS, s.JudgedOn = d.State, d.Reason, d.Summary, d.DurationS, d.JudgedOn
 		if w.current == w.index[s.ID] {
 			w.current = -1
 		}
@@ -318,11 +322,15 @@ func (w *Walk) Warmup() time.Duration {
 	return time.Duration(w.Start.WarmupS * float64(time.Second))
 }
 
-// Metric is what the steps are judged on: what the verdicts say they were,
-// else the playbook's metric, or the nearest one the workload measures
+// Metric is what the steps are judged on: the metric the reproduce step
+// regressed on most clearly, else what the verdicts say they were (the
+// reproduce step's first is that one), else the playbook's metric, or the nearest one the workload measures
 // (verdict.Pick) — by its seconds so far, or before any by what the
 // workload will give.
 func (w *Walk) Metric() string {
+	if r := w.Reproduce(); r != nil && r.JudgedOn != "" {
+		return r.JudgedOn
+	}
 	for _, s := range w.Steps {
 		if len(s.Verdicts) > 0 {
 			return s.Verdicts[0].Metric

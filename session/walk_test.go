@@ -134,3 +134,42 @@ func TestWalkStepStartsAgain(t *testing.T) {
 		t.Errorf("next %q %v, want the first step again", next, ok)
 	}
 }
+
+// The metric the reproduce step regressed on most clearly, from its end,
+// is the walk's; a log written before its end said so judged the later
+// steps on the first verdict's metric, and still reads that way.
+func TestWalkJudgedOn(t *testing.T) {
+	start := &SessionStart{Metric: "p50_ms", Steps: []PlannedStep{{ID: "reproduce", Reproduce: true}, {ID: "tmpfs"}}}
+	p99, p50 := &Verdict{Against: AgainstReference}, &Verdict{Against: AgainstReference}
+	p99.Metric, p50.Metric = "p99_ms", "p50_ms"
+	old := Fold(events("reproduce", start, &StepStart{Reproduce: true}, p50, p99, &StepEnd{State: StateRegressed}))
+	if got := old.Metric(); got != "p50_ms" {
+		t.Errorf("an old log: %s, want the first verdict's p50_ms", got)
+	}
+	w := Fold(events("reproduce", start, &StepStart{Reproduce: true}, p99, p50, &StepEnd{State: StateRegressed, JudgedOn: "p99_ms"}))
+	if got := w.Metric(); got != "p99_ms" || w.Reproduce().JudgedOn != "p99_ms" {
+		t.Errorf("judged on %s (step %q), want p99_ms", got, w.Reproduce().JudgedOn)
+	}
+	// Run again, the reproduce step has not yet said.
+	w.Apply(events("reproduce", &StepStart{Reproduce: true})[0])
+	if w.Reproduce().JudgedOn != "" {
+		t.Errorf("after a new start: judged on %q", w.Reproduce().JudgedOn)
+	}
+}
+
+// A pgbench line of a log written before samples listed what they measured
+// has zeros for the percentiles pgbench never gives: the walk reads them
+// as not measured, since it knows the workload.
+func TestWalkReadsAnOldToolLog(t *testing.T) {
+	start := &SessionStart{Metric: "p50_ms", Workload: probe.DefaultFor(probe.WorkloadPgbench), Steps: []PlannedStep{{ID: "reproduce", Reproduce: true}}}
+	w := Fold(events("reproduce", start, &StepStart{Reproduce: true}, &probe.Sample{Sec: 1, OpsPerS: 800, AvgMs: 1.2}))
+	if got := w.Measures(); got != probe.FieldOps|probe.FieldAvg|probe.FieldErrors {
+		t.Errorf("measures %s, want pgbench's", got)
+	}
+	if _, ok := w.Reproduce().Samples[0].Value(probe.FieldP50); ok {
+		t.Error("the old line's p50 of 0 read as measured")
+	}
+	if got := w.Metric(); got != "avg_ms" {
+		t.Errorf("metric %s, want avg_ms", got)
+	}
+}

@@ -67,6 +67,11 @@ func (p *Printer) Event(e session.Event) {
 		fmt.Fprintf(p.w, "    %3ds %10.1f ops/s %s%s\n", d.Sec, d.OpsPerS, latencies(*d), errorsText(d.Errors))
 	case *session.Verdict:
 		fmt.Fprintf(p.w, "    vs %-10s %s\n", d.Against, d.Verdict.String())
+	case *session.StepEnd:
+		if s, ok := p.walk.Step(e.Step); ok && s.Reproduce && d.Reason != "" && (d.State == session.StateRegressed || d.State == session.StateSame) {
+			// What each metric found, and which the later steps are judged on.
+			fmt.Fprintf(p.w, "    verdict: %s\n", d.Reason)
+		}
 	case *session.Decision:
 		var state session.State
 		if s, ok := p.walk.Step(e.Step); ok {

@@ -119,7 +119,9 @@ func (m *Model) table(w int) []string {
 		mark, style := m.styles.stateMark(sv.State)
 		b, s, x := "", "", ""
 		for _, v := range sv.Verdicts {
-			if v.Against == session.AgainstReference || len(sv.Verdicts) == 1 {
+			// A reproduce step has a verdict per metric: the one the
+			// steps are judged on is the table's.
+			if v.Metric == m.st.Metric() && (v.Against == session.AgainstReference || len(sv.Verdicts) == 1) {
 				b, s, x = probe.MsText(v.BaseMedian), probe.MsText(v.StepMedian), fmt.Sprintf("%.2fx", v.Ratio)
 			}
 		}
@@ -128,7 +130,9 @@ func (m *Model) table(w int) []string {
 			state = fmt.Sprintf("running %ds", seconds(sv))
 		}
 		row := fmt.Sprintf("%s %-16s %-13s %11s %11s %7s", mark, truncate(sv.ID, 16), truncate(state, 13), b, s, x)
-		if sv.Reason != "" && (sv.State == session.StateUnavailable || sv.State == session.StateFailed || sv.State == session.StateSkipped) {
+		// A regressed reproduce step's reason says on which metrics, and
+		// which one the later steps are judged on.
+		if sv.Reason != "" && (sv.State == session.StateUnavailable || sv.State == session.StateFailed || sv.State == session.StateSkipped || sv.JudgedOn != "") {
 			row += "  " + sv.Reason
 		}
 		row = truncate(row, w)

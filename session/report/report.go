@@ -92,8 +92,11 @@ type Step struct {
 	Summary    *probe.Summary `json:"summary"`
 	// ExtendedS is how many seconds the operator added to the step.
 	ExtendedS float64 `json:"extended_s"`
-	samples   []probe.Sample
-	started   time.Time
+	// JudgedOn is, for a reproduce step that regressed, the metric it
+	// regressed on most clearly, which the later steps were judged on.
+	JudgedOn string `json:"judged_on,omitempty"`
+	samples  []probe.Sample
+	started  time.Time
 }
 
 // Knob is a knob a step used, with what happened to it.
@@ -237,7 +240,7 @@ func fromWalk(w *session.Walk, bad []*jsonl.SyntaxError) *Report {
 func step(ws *session.StepState, warmup time.Duration, metric string) *Step {
 	s := &Step{ID: ws.ID, Title: ws.Title, Hypothesis: ws.Hypothesis, Reproduce: ws.Reproduce, Knobs: []Knob{},
 		State: string(ws.State), Reason: ws.Reason, Verdicts: []Verdict{}, Seconds: len(ws.Samples),
-		DurationS: ws.DurationS, ExtendedS: ws.ExtendedS, Summary: ws.Summary, samples: ws.Samples, started: ws.Started}
+		DurationS: ws.DurationS, ExtendedS: ws.ExtendedS, JudgedOn: ws.JudgedOn, Summary: ws.Summary, samples: ws.Samples, started: ws.Started}
 	for _, u := range ws.Knobs {
 		s.Knobs = append(s.Knobs, Knob{Knob: u.Knob, Settings: u.With, Text: knobText(u.Knob, u.With), Actions: []KnobAction{}})
 	}

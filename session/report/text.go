@@ -138,7 +138,9 @@ func (r *Report) table() [][5]string {
 			m = MetricText(r.metric, *s.Median)
 		}
 		for _, v := range s.Verdicts {
-			if v.Against == against {
+			// A reproduce step has a verdict per metric: the table shows
+			// the one the steps are judged on.
+			if v.Against == against && v.Metric == r.metric {
 				b, m = MetricText(r.metric, v.BaseMedian), MetricText(r.metric, v.StepMedian)
 				if v.Ratio > 0 { // 0: no ratio (a baseline median of 0, or too few seconds)
 					ratio = fmt.Sprintf("%.2fx", v.Ratio)
