@@ -64,11 +64,25 @@ func (m *Model) header(w int) string {
 	right := elapsed(st, m.now) + "  " + m.styles.badge.Render(badge)
 	room := w - lipgloss.Width(right) - 1
 	line1 := pad(truncate(left, room), room) + " " + right
-	line2 := m.styles.dim.Render(truncate("log "+log+m.tornText(), w))
+	line2 := m.styles.dim.Render(truncate(m.referenceText()+"log "+log+m.tornText(), w))
 	if f := st.Host; f != nil && f.Lab != "" {
-		line2 = m.styles.warn.Render(truncate(f.Lab+" · log "+log, w))
+		line2 = m.styles.warn.Render(truncate(f.Lab+" · "+m.referenceText()+"log "+log, w))
 	}
 	return line1 + "\n" + line2
+}
+
+// referenceText says, before the log, that the walk has no reference
+// (so nothing regressed that it could bisect) or one of another workload.
+func (m *Model) referenceText() string {
+	switch {
+	case m.st.Start == nil:
+		return ""
+	case len(m.st.Start.ReferenceMismatch) > 0:
+		return "REFERENCE OF ANOTHER WORKLOAD: " + strings.Join(m.st.Start.ReferenceMismatch, "; ") + " · "
+	case len(m.st.Reference()) == 0:
+		return "NO REFERENCE: where the write time goes, not what regressed · "
+	}
+	return ""
 }
 
 func (m *Model) tornText() string {
@@ -114,6 +128,9 @@ func elapsed(st *walkState, now time.Time) string {
 func (m *Model) table(w int) []string {
 	metric := strings.TrimSuffix(m.st.Metric(), "_ms")
 	base := "ref " + metric
+	if len(m.st.Reference()) == 0 {
+		base = "baseline " + metric
+	}
 	rows := []string{m.styles.dim.Render(pad(fmt.Sprintf("  %-16s %-13s %11s %11s %7s", "step", "state", base, "step "+metric, "x"), w))}
 	for i, sv := range m.st.Steps {
 		mark, style := m.styles.stateMark(sv.State)
