@@ -128,3 +128,24 @@ func requireSize(t *testing.T, at, v string, w, h int) {
 		}
 	}
 }
+
+// TestViewWithoutReference: a walk with no reference says at the top that
+// it bisects no regression, and its table's baseline is not a "ref".
+func TestViewWithoutReference(t *testing.T) {
+	evs := tornWalk(t)
+	start := *evs[0].Data.(*session.SessionStart)
+	start.Reference, start.ReferenceSamples = "", nil
+	evs[0].Data = &start
+	m := NewReplay("sessions/quick-20250304-1000.jsonl", evs, nil, 0, false)
+	playAll(t, m)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	v := m.View()
+	for _, want := range []string{"NO REFERENCE: where the write time goes, not what regressed · log sessions/quick", "baseline p50"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "ref p50") {
+		t.Errorf("the screen calls the baseline a reference:\n%s", v)
+	}
+}
