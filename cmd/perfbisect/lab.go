@@ -56,6 +56,9 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return failure(fmt.Errorf("%w (perfbisect lab down --yes removes what it can)", err))
 			}
+			if st != nil && fl.Changed("scale") && o.Scale != st.Speed() {
+				return usageError(fmt.Errorf("--scale %g: the lab that is up runs at %g; its scale is chosen when it is built (perfbisect lab down --yes, then lab up --scale %g)", o.Scale, st.Speed(), o.Scale))
+			}
 			if st != nil {
 				// Only what was given changes the volume that is up.
 				if !fl.Changed("type") {
@@ -83,7 +86,7 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			plan := []string{
 				fmt.Sprintf("create a sparse %d GiB file in %s and attach it to a loop device (losetup)", o.SizeGiB, o.Dir),
 				"make an ext4 filesystem on it (mkfs.ext4) and mount it; the data directory is on it",
-				"create a cgroup for the lab's workloads and throttle the loop device's writes: " + m.String(),
+				"create a cgroup for the lab's workloads and throttle the loop device's writes: " + m.String() + speedNote(o.Scale),
 				"start the lab's controller (gp2 burst credits drain and refill as writes come)",
 			}
 			if err := confirmPlan(c.Context(), "lab up", plan, "perfbisect lab down", yes, dryRun, stdin, stdout); err != nil {
@@ -97,7 +100,7 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 				lab.Down(context.WithoutCancel(c.Context()))
 				return failure(err)
 			}
-			fmt.Fprintf(stdout, "lab up (an emulation): %s\ndata dir: %s\n", st.Model, st.DataDir)
+			fmt.Fprintf(stdout, "lab up (an emulation): %s%s\ndata dir: %s\n", st.Model, speedNote(st.Speed()), st.DataDir)
 			return nil
 		},
 	}
@@ -109,6 +112,7 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	f.IntVar(&tput, "throughput", 0, "provisioned throughput in MiB/s (gp3: default 125)")
 	f.Float64Var(&credits, "credits", lab.MaxCredits, "gp2 burst credits to start with")
 	f.BoolVar(&drain, "drained", false, "start with no burst credits (the seeds' Halloween night)")
+	f.Float64Var(&o.Scale, "scale", 1, "run every limit at this fraction (0.25: a quarter of the IOPS and throughput), for a disk that cannot back the model's limits with room to spare; chosen when the lab is built")
 	f.BoolVar(&yes, "yes", false, "do it without asking")
 	f.BoolVar(&dryRun, "dry-run", false, "say what would be done, do nothing")
 	return c
@@ -196,7 +200,10 @@ func newLabStatusCmd(stdout io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "lab: up — an EMULATION of an EBS volume by kernel I/O throttling\n")
 			fmt.Fprintf(stdout, "volume:    %s\n", st.Model)
 			if st.Model.Type == "gp2" {
-				fmt.Fprintf(stdout, "credits:   %.0f of %d (%s)\n", st.Credits, lab.MaxCredits, map[bool]string{true: "bursting", false: "drained: baseline"}[st.Credits > 0])
+				fmt.Fprintf(stdout, "credits:   %.0f of %d (%s)\n", st.Credits, lab.MaxCredits, map[bool]string{true: "bursting", false: "drained: baseline"}[st.Bursting()])
+			}
+			if k := st.Speed(); k != 1 {
+				fmt.Fprintf(stdout, "speed:     %gx the model's limits (lab up --scale)\n", k)
 			}
 			fmt.Fprintf(stdout, "limit now: %d write IOPS", iops)
 			if bps > 0 {
@@ -208,7 +215,7 @@ func newLabStatusCmd(stdout io.Writer) *cobra.Command {
 				if err != nil {
 					return failure(fmt.Errorf("measured check: %v", err))
 				}
-				fmt.Fprintf(stdout, "measured:  %.0f O_DSYNC 4 KiB writes/s over %v (the model allows %d IOPS; each such write can cost more than one I/O)\n", got, check, iops)
+				fmt.Fprintf(stdout, "measured:  %.0f O_DSYNC 4 KiB writes/s over %v (the limit now is %d IOPS; each such write can cost more than one I/O)\n", got, check, iops)
 			}
 			return nil
 		},
@@ -293,4 +300,12 @@ func startController() error {
 		return nil
 	})
 	return err
+}
+
+// speedNote says, in a plan, that the limits run scaled.
+func speedNote(k float64) string {
+	if k == 0 || k == 1 {
+		return ""
+	}
+	return fmt.Sprintf(", run at %gx", k)
 }

@@ -90,7 +90,9 @@ func (s *State) advance(now time.Time, total uint64) (changed bool, err error) {
 		return false, nil
 	}
 	before, _ := s.Limit()
-	s.Credits = clampCredits(s.Credits + float64(s.Model.Baseline())*dt - float64(ios))
+	// On a scaled lab an I/O done stands for 1/Speed of the model's, so
+	// that the bucket drains and fills at EBS's pace.
+	s.Credits = clampCredits(s.Credits + float64(s.Model.Baseline())*dt - float64(ios)/s.Speed())
 	if after, _ := s.Limit(); after != before {
 		return true, s.Apply()
 	}

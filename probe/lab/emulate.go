@@ -19,6 +19,9 @@ func (s *State) Describe() string {
 	if s.Model.Type == "gp2" {
 		d += fmt.Sprintf("; %.0f of %d burst credits", s.Credits, MaxCredits)
 	}
+	if k := s.Speed(); k != 1 {
+		d += fmt.Sprintf("; run at %gx its IOPS and throughput", k)
+	}
 	return d
 }
 

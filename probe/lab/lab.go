@@ -43,6 +43,11 @@ type UpOptions struct {
 	Model   Model   // the emulated volume; default gp2 of SizeGiB (a zero SizeGiB in it means SizeGiB)
 	Credits float64 // gp2 credits to start with; default MaxCredits
 	Drained bool    // start with no gp2 credits (the seeds' volume)
+	// Scale runs the emulation at this fraction of the model's IOPS and
+	// throughput (0 means 1): for a machine whose own disk cannot back the
+	// model's limits with room to spare. The ratios between volumes, and
+	// the pace at which gp2's credits drain, stay EBS's.
+	Scale float64
 }
 
 // DefaultDir is where the lab keeps its backing file and mount point.
@@ -93,6 +98,12 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 	if m, err = NewModel(m.Type, m.SizeGiB, m.IOPS, m.ThroughputMiB); err != nil {
 		return nil, err
 	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if err := checkScale(o.Scale); err != nil {
+		return nil, err
+	}
 	credits := float64(MaxCredits)
 	if o.Drained {
 		credits = 0
@@ -140,6 +151,7 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 		Model:         m,
 		Credits:       credits,
 		Image:         DefaultImage,
+		Scale:         o.Scale,
 	}
 	s.DataDir = filepath.Join(s.Mount, "data")
 	if loops, _ := loopsOf(ctx, s.Backing); len(loops) > 0 {

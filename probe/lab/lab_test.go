@@ -238,6 +238,36 @@ func TestTickDeterministic(t *testing.T) {
 	}
 }
 
+// TestTickScaled: a lab at a quarter speed throttles to a quarter of the
+// model's IOPS and throughput, and its I/Os count four times, so the bucket
+// drains at EBS's pace: 750 writes a second at burst spend what 3000 do.
+func TestTickScaled(t *testing.T) {
+	s := upLab(t, UpOptions{Credits: 10000, Scale: 0.25})
+	wantThrottle(t, s, 750, 0)
+	t0, total := s.CreditsAt, s.LastIOs
+	total += 750
+	if c, err := s.advance(t0.Add(time.Second), total); c || err != nil || s.Credits != 7100 {
+		t.Errorf("after a second of 750 I/Os at 0.25x: changed %v, %v, credits %v; want 7100 as for 3000 I/Os at 1x", c, err, s.Credits)
+	}
+	wantThrottle(t, s, 750, 0)
+	total += 2 * 750
+	if c, err := s.advance(t0.Add(3*time.Second), total); !c || err != nil || s.Credits != 1300 {
+		t.Errorf("two more seconds: changed %v, %v, credits %v; want the baseline with 1300", c, err, s.Credits)
+	}
+	wantThrottle(t, s, 25, 0)
+	if err := s.SetModel(Model{Type: "gp3", SizeGiB: s.Model.SizeGiB}); err != nil {
+		t.Fatal(err)
+	}
+	if iops, bps := s.Limit(); iops != 750 || bps != 125*MiB/4 {
+		t.Errorf("gp3 at 0.25x: limit %d IOPS %d B/s, want 750 and %d", iops, bps, 125*MiB/4)
+	}
+	for _, k := range []float64{-1, 1.5} {
+		if _, err := Up(context.Background(), UpOptions{Dir: t.TempDir(), Scale: k}); err == nil || !strings.Contains(err.Error(), "scale") {
+			t.Errorf("Up at scale %v: %v, want an error naming the scale", k, err)
+		}
+	}
+}
+
 // TestTickReal spends credits with real writes in the lab cgroup.
 func TestTickReal(t *testing.T) {
 	s := upLab(t, UpOptions{Credits: 3000})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,10 +28,11 @@ type State struct {
 	Cgroup        string    `json:"cgroup"`         // the throttled cgroup's directory
 	CgroupVersion int       `json:"cgroup_version"` // 1 (blkio) or 2 (io)
 	Model         Model     `json:"model"`
-	Credits       float64   `json:"credits"`    // gp2 I/O credits left
-	CreditsAt     time.Time `json:"credits_at"` // when Credits and LastIOs were last brought up to date
-	LastIOs       uint64    `json:"last_ios"`   // the cgroup's write I/O count at CreditsAt
-	Image         string    `json:"image"`      // emulated image: "current" or "previous"
+	Credits       float64   `json:"credits"`         // gp2 I/O credits left
+	CreditsAt     time.Time `json:"credits_at"`      // when Credits and LastIOs were last brought up to date
+	LastIOs       uint64    `json:"last_ios"`        // the cgroup's write I/O count at CreditsAt
+	Image         string    `json:"image"`           // emulated image: "current" or "previous"
+	Scale         float64   `json:"scale,omitempty"` // fraction of the model's limits in force (UpOptions.Scale); 0 in older states means 1
 	ControllerPID int       `json:"controller_pid,omitempty"`
 	// ControllerStart is the controller's start time (field 22 of
 	// /proc/PID/stat), so that Down never kills a process that reused its PID.
@@ -216,16 +218,41 @@ func clampCredits(c float64) float64 {
 // small volume), not merely "more than zero": the controller accounts once a
 // second, so a drained volume earning a handful of credits would otherwise
 // burst for a whole second, overspend, and flip between burst and baseline.
+//
+// Both are the model's times the lab's speed (Speed), never below 1 IOPS.
 func (s *State) Limit() (iops int, bps int64) {
-	bps = int64(s.Model.ThroughputMiB) * MiB
-	if s.Model.Type == "gp2" {
-		b, burst := s.Model.Baseline(), s.Model.Burst()
-		if s.Credits > 0 && s.Credits >= float64(burst-b) {
-			return burst, bps
-		}
-		return b, bps
+	iops = s.Model.Baseline()
+	if s.Bursting() {
+		iops = s.Model.Burst()
 	}
-	return s.Model.Baseline(), bps
+	k := s.Speed()
+	return max(int(math.Round(float64(iops)*k)), 1), int64(float64(s.Model.ThroughputMiB) * MiB * k)
+}
+
+// Bursting says whether a gp2 volume has the credits to burst now.
+func (s *State) Bursting() bool {
+	if s.Model.Type != "gp2" {
+		return false
+	}
+	b, burst := s.Model.Baseline(), s.Model.Burst()
+	return s.Credits > 0 && s.Credits >= float64(burst-b)
+}
+
+// Speed is the fraction of the model's limits the lab runs at: 1 unless it
+// was built with a scale.
+func (s *State) Speed() float64 {
+	if s.Scale <= 0 {
+		return 1
+	}
+	return s.Scale
+}
+
+// checkScale says why a scale cannot be run.
+func checkScale(k float64) error {
+	if !(k > 0 && k <= 1) {
+		return fmt.Errorf("lab: scale %g: must be above 0 and at most 1 (0.25 runs every volume at a quarter of its IOPS and throughput)", k)
+	}
+	return nil
 }
 
 // Apply writes Limit to the kernel: on cgroup v1 the lab cgroup's
