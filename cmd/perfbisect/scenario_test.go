@@ -11,10 +11,56 @@ import (
 	"github.com/perfbisect/perfbisect/probe/lab"
 )
 
+// labTest is a lab brought up for one test (an emulated gp2 30 GiB volume
+// with its burst credits), taken down after it, with the fsync probe's
+// reference measured on it as ebs-lab runs it.
+type labTest struct {
+	t                 *testing.T
+	bin, dir, backing string
+	st                *lab.State
+	ref               string // the reference's file
+}
+
+// upLab brings the lab up for the test (lab up with args added), on a
+// machine with no lab of its own.
+func upLab(t *testing.T, args ...string) *labTest {
+	t.Helper()
+	testutil.RequireRoot(t)
+	testutil.RequireTool(t, "mkfs.ext4")
+	if _, err := lab.Load(); err == nil {
+		testutil.Missing(t, "a lab is up on this machine; "+t.Name()+" needs its own (perfbisect lab down)")
+	}
+	l := &labTest{t: t, bin: binary(t), dir: t.TempDir()}
+	l.backing = filepath.Join(l.dir, "lab")
+	t.Cleanup(func() { exec.Command(l.bin, "lab", "down", "--yes").Run() })
+	up := l.run(append([]string{"lab", "up", "--yes", "--backing", l.backing, "--size", "30"}, args...)...)
+	st, err := lab.Load()
+	if err != nil {
+		t.Fatalf("after lab up: %v\n%s", err, up)
+	}
+	l.st, l.ref = st, filepath.Join(l.dir, "reference.jsonl")
+	out := l.run("probe", "--json", "--dir", st.DataDir, "--duration", "10s", "--file-size", "16MiB", "--prealloc", "write")
+	if err := os.WriteFile(l.ref, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// run runs perfbisect and fails the test when it fails.
+func (l *labTest) run(args ...string) string {
+	l.t.Helper()
+	out, err := exec.Command(l.bin, args...).CombinedOutput()
+	if err != nil {
+		l.t.Fatalf("perfbisect %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
 // TestLabConclusions runs walks with a known cause on the lab and reads the
 // conclusion each prints: it must say what was measured and no more. One
-// lab, short steps: the reference is the emulated gp2 volume with its
-// burst credits, and
+// lab at a quarter speed, as TestLabStory's (so the machine's own disk is
+// never the limit), and short steps. The reference is the emulated gp2
+// volume with its burst credits, and
 //   - no regression: the walk on that same volume must say so, and
 //     prescribe nothing;
 //   - no reference: on that healthy volume, the walk shows where the write
@@ -22,32 +68,8 @@ import (
 //   - under-provisioned io1: the volume becomes io1 with 200 IOPS, and the
 //     conclusion must name it as it is, never gp2.
 func TestLabConclusions(t *testing.T) {
-	testutil.RequireRoot(t)
-	testutil.RequireTool(t, "mkfs.ext4")
-	if _, err := lab.Load(); err == nil {
-		testutil.Missing(t, "a lab is up on this machine; the scenarios need their own (perfbisect lab down)")
-	}
-	bin := binary(t)
-	dir := t.TempDir()
-	sh := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(bin, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("perfbisect %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	t.Cleanup(func() { exec.Command(bin, "lab", "down", "--yes").Run() })
-	sh("lab", "up", "--yes", "--backing", filepath.Join(dir, "lab"), "--size", "30")
-	st, err := lab.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := filepath.Join(dir, "reference.jsonl")
-	out := sh("probe", "--json", "--dir", st.DataDir, "--duration", "10s", "--file-size", "16MiB", "--prealloc", "write")
-	if err := os.WriteFile(ref, []byte(out), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	l := upLab(t, "--scale", "0.25")
+	sh, dir, st, ref := l.run, l.dir, l.st, l.ref
 	// walk runs ebs-lab on the lab's volume and returns what it printed and
 	// its conclusion as printed.
 	walk := func(name string, args ...string) (string, string) {

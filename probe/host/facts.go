@@ -37,9 +37,13 @@ type Volume struct {
 	BurstIOPS     int  `json:"burst_iops,omitempty"` // gp2 while it has credits
 	ThroughputMiB int  `json:"throughput_mib,omitempty"`
 	Emulated      bool `json:"emulated,omitempty"`
+	// Speed is the fraction of these limits an emulation runs at (the
+	// lab's --scale); 0 or 1: as given.
+	Speed float64 `json:"speed,omitempty"`
 }
 
-// String is the volume in a few words: "io1 100 GiB, 200 IOPS, emulated".
+// String is the volume in a few words: "io1 100 GiB, 200 IOPS, emulated
+// at 0.25x".
 func (v Volume) String() string {
 	s := v.Type
 	if v.SizeGiB > 0 {
@@ -56,6 +60,9 @@ func (v Volume) String() string {
 	}
 	if v.Emulated {
 		s += ", emulated"
+	}
+	if v.Speed > 0 && v.Speed != 1 {
+		s += fmt.Sprintf(" at %gx", v.Speed)
 	}
 	return s
 }
