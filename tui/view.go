@@ -23,7 +23,7 @@ func (m *Model) View() string {
 	top := strings.Split(m.header(w), "\n")
 	top = append(top, m.table(w)...)
 	top = append(top, m.hypothesis(w))
-	bottom := []string{m.status(w), m.outcome(w), m.footer(w)}
+	bottom := append(append([]string{m.status(w)}, m.outcome(w)...), m.footer(w))
 
 	middleH := max(h-len(top)-len(bottom), 3)
 	var middle string
@@ -244,11 +244,48 @@ func lastActivity(st *walkState) string {
 	return st.activity[len(st.activity)-1]
 }
 
+// conclusionLines is how many lines the screen gives a conclusion: it
+// says what was measured and what is not known, which one line cuts off
+// (the report and the summary on exit have it whole).
+const conclusionLines = 3
+
 // outcome says the last verdict and decision, or the conclusion.
-func (m *Model) outcome(w int) string {
+func (m *Model) outcome(w int) []string {
 	if c := m.st.Conclusion(); c != "" {
-		return m.styles.bold.Render(truncate("conclusion: "+c, w))
+		lines := wrapWords("conclusion: "+c, w, conclusionLines)
+		for i, l := range lines {
+			lines[i] = m.styles.bold.Render(l)
+		}
+		return lines
 	}
+	return []string{m.decisionLine(w)}
+}
+
+// wrapWords fills at most n lines of w cells with the words of s, the last
+// one cut with an ellipsis when they do not all fit.
+func wrapWords(s string, w, n int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, truncate(cur, w))
+			cur = word
+		}
+	}
+	lines = append(lines, truncate(cur, w))
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = truncate(lines[n-1], w-1) + "…"
+	}
+	return lines
+}
+
+func (m *Model) decisionLine(w int) string {
 	if sv := m.st.Decided(); sv != nil {
 		line := fmt.Sprintf("%s: %s", sv.ID, sv.State)
 		if sv.Decision.Next != "" {
