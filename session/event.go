@@ -64,8 +64,11 @@ type SessionStart struct {
 	// ReferenceSamples are that run's seconds, so the log stands alone for
 	// replays and reports.
 	ReferenceSamples []probe.Sample `json:"reference_samples,omitempty"`
-	Host             string         `json:"host"`
-	DryRun           bool           `json:"dry_run,omitempty"`
+	// ReferenceMismatch says how the reference's workload differs from
+	// this walk's, when the operator accepted it (--reference-mismatch-ok).
+	ReferenceMismatch []string `json:"reference_mismatch,omitempty"`
+	Host              string   `json:"host"`
+	DryRun            bool     `json:"dry_run,omitempty"`
 	// How the steps are judged, and the steps in playbook order, so that a
 	// reader of the log needs nothing but its events. A log written before
 	// these fields has only the YAML: see upgrade.
@@ -192,6 +195,10 @@ type Decision struct {
 	Meaning    string `json:"meaning,omitempty"`
 	Next       string `json:"next,omitempty"`
 	Conclusion string `json:"conclusion,omitempty"`
+	// Playbook is the playbook's own words for the outcome, from which the
+	// runner built Conclusion (see conclude); kept so a reader can tell
+	// which branch was taken.
+	Playbook string `json:"playbook,omitempty"`
 }
 
 // Note is free text from the operator.

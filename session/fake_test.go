@@ -61,8 +61,13 @@ func TestFakeWalkConcludes(t *testing.T) {
 	w := &walk{}
 	r := fakeRunner(t, w, h)
 	conclusion, err := r.Run(context.Background())
-	if err != nil || conclusion != "flush latency of this disk; the volume type could not be tried here" {
-		t.Fatalf("Run: %q, %v", conclusion, err)
+	// No reference: where the time goes, against this host's own
+	// baseline, and no fix (the playbook's words are kept beside it).
+	if err != nil || conclusion != fakeNoReference {
+		t.Fatalf("Run: %q, %v\nwant %q", conclusion, err, fakeNoReference)
+	}
+	if d := r.Walk().Steps[3].Decision; d.Playbook != "flush latency of this disk; the volume type could not be tried here" {
+		t.Errorf("the decision's playbook words %q, want the unavailable branch's", d.Playbook)
 	}
 	want := "plan tmpfs apply tmpfs run revert tmpfs plan fsync apply fsync run revert fsync plan volume-type"
 	if got := strings.Join(h.Calls()[1:], " "); got != want { // the first run is the reproduce step's
@@ -88,7 +93,7 @@ func TestFakeWalkConcludes(t *testing.T) {
 				len(s.Samples), s.PlannedS, len(s.Changes), len(rs.Samples), rs.PlannedS, len(rs.Changes))
 		}
 	}
-	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> fsync; fsync gone -> volume; volume unavailable => flush latency of this disk; the volume type could not be tried here" {
+	if got := summarize(r.Walk()); got != "reproduce measured -> tmpfs; tmpfs gone -> fsync; fsync gone -> volume; volume unavailable => "+fakeNoReference {
 		t.Errorf("walk: %s", got)
 	}
 	if got := r.Walk().Host; got == nil || *got != h.HostFacts {
@@ -353,3 +358,8 @@ func TestFakeReproduceThatCannotRunConcludes(t *testing.T) {
 		t.Errorf("reproduce %s, want failed", s.State)
 	}
 }
+
+const fakeNoReference = "No reference was given, so there is no regression to bisect: this walk shows where this host's write time goes, not what regressed. " +
+	"Against this host's own baseline: reproduce measured (the baseline); tmpfs gone (p50 0.08x the baseline's); fsync gone (p50 0.08x the baseline's). " +
+	"Not known: whether the volume type limits the flushes (volume unavailable: volume-type is not available here: not scripted on the fake host). " +
+	"No fix is prescribed; to bisect a regression, run again with --reference (a known-good run)."

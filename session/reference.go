@@ -15,6 +15,10 @@ type Run struct {
 	// Format is the tool whose saved output the file was ("sysbench",
 	// "pgbench", "fio-json", …), or "" for a session log or probe output.
 	Format string
+	// Workload is what the file records of the workload that ran: a
+	// session log's or probe output's spec, a tool output's tool alone;
+	// nil when it says nothing (see WorkloadDiff).
+	Workload *probe.Spec
 	// Bad lists lines that could not be read (a torn tail of a log, lines
 	// of a tool's output that did not parse); the run is what remains.
 	Bad []error
@@ -39,7 +43,7 @@ func LoadRun(path, step string) (*Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
-		run := &Run{Samples: res.Samples, Format: res.Tool}
+		run := &Run{Samples: res.Samples, Format: res.Tool, Workload: &probe.Spec{Workload: toolWorkload(res.Tool)}}
 		for _, b := range res.Bad {
 			run.Bad = append(run.Bad, b)
 		}
@@ -57,6 +61,12 @@ func LoadRun(path, step string) (*Run, error) {
 		run.Bad = append(run.Bad, b)
 	}
 	w := Fold(evs)
+	switch {
+	case w.Start != nil:
+		run.Workload = &w.Start.Workload
+	case w.Summary != nil && w.Summary.Workload.Workload != "":
+		run.Workload = &w.Summary.Workload
+	}
 	switch s, ok := w.Step(step); {
 	case ok:
 		run.Samples = s.Samples

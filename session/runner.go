@@ -29,6 +29,9 @@ type Options struct {
 	// Reference holds the samples of the known-good run, if there is one.
 	Reference     []probe.Sample
 	ReferenceFile string
+	// ReferenceMismatch is how the reference's workload differs from the
+	// walk's (WorkloadDiff), when the operator accepted it anyway.
+	ReferenceMismatch []string
 	// Confirm is asked before a step changes the host, with every change it
 	// will make; nil approves (--yes).
 	Confirm func(ctx context.Context, step *playbook.Step, changes []knob.Change) (bool, error)
@@ -152,7 +155,8 @@ func (r *Runner) Start(ctx context.Context) {
 	r.emit("", &SessionStart{
 		Version: r.opt.Version, Playbook: pb.Name, Source: pb.Source, YAML: string(pb.YAML),
 		Workload: r.opt.Workload, Reference: r.opt.ReferenceFile, ReferenceSamples: r.opt.Reference,
-		Host: r.opt.Host.Name(), DryRun: r.opt.DryRun,
+		ReferenceMismatch: r.opt.ReferenceMismatch,
+		Host:              r.opt.Host.Name(), DryRun: r.opt.DryRun,
 		Metric: pb.Metric, Threshold: pb.Threshold, WarmupS: pb.Warmup.Std().Seconds(), Steps: PlannedSteps(pb),
 	})
 	facts, err := r.opt.Host.Facts(ctx, r.opt.Workload.Dir)
@@ -264,6 +268,16 @@ func (r *Runner) finish(step *playbook.Step, end StepEnd, own string) StepState 
 		d.Next, d.Conclusion = t.Next, t.Conclude
 		if end.State.judged() {
 			d.Meaning = step.Meaning[o]
+		}
+		if d.Conclusion != "" {
+			// A step that could not tell, with no unavailable branch of its
+			// own, takes persists' words (the parser copies them): they
+			// assert what it did not measure.
+			asserted := end.State.judged() || step.Unavailable != step.Persists
+			r.mu.Lock()
+			d.Playbook = d.Conclusion
+			d.Conclusion = r.walk.conclude(step.ID, d.Conclusion, asserted)
+			r.mu.Unlock()
 		}
 	}
 	r.emit(step.ID, &d)

@@ -33,7 +33,10 @@ func (p *Printer) Event(e session.Event) {
 		if d.Reference != "" {
 			fmt.Fprintf(p.w, "reference: %s\n", d.Reference)
 		} else {
-			fmt.Fprintln(p.w, "reference: none; the reproduce step is the baseline for the others")
+			fmt.Fprintf(p.w, "reference: none: %s; the reproduce step is the baseline for the others\n", session.NoReferenceText)
+		}
+		if len(d.ReferenceMismatch) > 0 {
+			fmt.Fprintf(p.w, "reference runs ANOTHER WORKLOAD, compared anyway (--reference-mismatch-ok): %s\n", strings.Join(d.ReferenceMismatch, "; "))
 		}
 		if d.DryRun {
 			fmt.Fprintln(p.w, "DRY RUN: changes are described, none is made, nothing is measured")

@@ -23,7 +23,7 @@ func (m *Model) View() string {
 	top := strings.Split(m.header(w), "\n")
 	top = append(top, m.table(w)...)
 	top = append(top, m.hypothesis(w))
-	bottom := []string{m.status(w), m.outcome(w), m.footer(w)}
+	bottom := append(append([]string{m.status(w)}, m.outcome(w)...), m.footer(w))
 
 	middleH := max(h-len(top)-len(bottom), 3)
 	var middle string
@@ -64,11 +64,25 @@ func (m *Model) header(w int) string {
 	right := elapsed(st, m.now) + "  " + m.styles.badge.Render(badge)
 	room := w - lipgloss.Width(right) - 1
 	line1 := pad(truncate(left, room), room) + " " + right
-	line2 := m.styles.dim.Render(truncate("log "+log+m.tornText(), w))
+	line2 := m.styles.dim.Render(truncate(m.referenceText()+"log "+log+m.tornText(), w))
 	if f := st.Host; f != nil && f.Lab != "" {
-		line2 = m.styles.warn.Render(truncate(f.Lab+" · log "+log, w))
+		line2 = m.styles.warn.Render(truncate(f.Lab+" · "+m.referenceText()+"log "+log, w))
 	}
 	return line1 + "\n" + line2
+}
+
+// referenceText says, before the log, that the walk has no reference
+// (so nothing regressed that it could bisect) or one of another workload.
+func (m *Model) referenceText() string {
+	switch {
+	case m.st.Start == nil:
+		return ""
+	case len(m.st.Start.ReferenceMismatch) > 0:
+		return "REFERENCE OF ANOTHER WORKLOAD: " + strings.Join(m.st.Start.ReferenceMismatch, "; ") + " · "
+	case len(m.st.Reference()) == 0:
+		return "NO REFERENCE: where the write time goes, not what regressed · "
+	}
+	return ""
 }
 
 func (m *Model) tornText() string {
@@ -114,6 +128,9 @@ func elapsed(st *walkState, now time.Time) string {
 func (m *Model) table(w int) []string {
 	metric := strings.TrimSuffix(m.st.Metric(), "_ms")
 	base := "ref " + metric
+	if len(m.st.Reference()) == 0 {
+		base = "baseline " + metric
+	}
 	rows := []string{m.styles.dim.Render(pad(fmt.Sprintf("  %-16s %-13s %11s %11s %7s", "step", "state", base, "step "+metric, "x"), w))}
 	for i, sv := range m.st.Steps {
 		mark, style := m.styles.stateMark(sv.State)
@@ -231,11 +248,48 @@ func lastActivity(st *walkState) string {
 	return st.activity[len(st.activity)-1]
 }
 
+// conclusionLines is how many lines the screen gives a conclusion: it
+// says what was measured and what is not known, which one line cuts off
+// (the report and the summary on exit have it whole).
+const conclusionLines = 3
+
 // outcome says the last verdict and decision, or the conclusion.
-func (m *Model) outcome(w int) string {
+func (m *Model) outcome(w int) []string {
 	if c := m.st.Conclusion(); c != "" {
-		return m.styles.bold.Render(truncate("conclusion: "+c, w))
+		lines := wrapWords("conclusion: "+c, w, conclusionLines)
+		for i, l := range lines {
+			lines[i] = m.styles.bold.Render(l)
+		}
+		return lines
 	}
+	return []string{m.decisionLine(w)}
+}
+
+// wrapWords fills at most n lines of w cells with the words of s, the last
+// one cut with an ellipsis when they do not all fit.
+func wrapWords(s string, w, n int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, truncate(cur, w))
+			cur = word
+		}
+	}
+	lines = append(lines, truncate(cur, w))
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = truncate(lines[n-1], w-1) + "…"
+	}
+	return lines
+}
+
+func (m *Model) decisionLine(w int) string {
 	if sv := m.st.Decided(); sv != nil {
 		line := fmt.Sprintf("%s: %s", sv.ID, sv.State)
 		if sv.Decision.Next != "" {

@@ -128,3 +128,58 @@ func requireSize(t *testing.T, at, v string, w, h int) {
 		}
 	}
 }
+
+// TestViewWithoutReference: a walk with no reference says at the top that
+// it bisects no regression, and its table's baseline is not a "ref".
+func TestViewWithoutReference(t *testing.T) {
+	evs := tornWalk(t)
+	start := *evs[0].Data.(*session.SessionStart)
+	start.Reference, start.ReferenceSamples = "", nil
+	evs[0].Data = &start
+	m := NewReplay("sessions/quick-20250304-1000.jsonl", evs, nil, 0, false)
+	playAll(t, m)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	v := m.View()
+	for _, want := range []string{"NO REFERENCE: where the write time goes, not what regressed · log sessions/quick", "baseline p50"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "ref p50") {
+		t.Errorf("the screen calls the baseline a reference:\n%s", v)
+	}
+}
+
+// TestViewConclusionWraps: a conclusion says what was measured and what is
+// not known, which one line would cut off; the screen gives it three,
+// and still fills the terminal exactly.
+func TestViewConclusionWraps(t *testing.T) {
+	evs := newWalkScript(t).started().reproduced().asked().running().concluded().rec.events
+	const long = "flush latency of this disk; the volume type could not be tried here. " +
+		"Not known: whether the volume type limits the flushes (volume unavailable: volume-type: not on EC2). " +
+		"Measured: reproduce regressed (p50 3.37x the reference's); tmpfs gone (p50 0.24x the reference's, 0.07x the regression's); " +
+		"fsync gone (p50 0.13x the reference's, 0.04x the regression's)."
+	for _, e := range evs {
+		if d, ok := e.Data.(*session.SessionEnd); ok {
+			d.Conclusion = long
+		}
+	}
+	m := NewReplay("walk.jsonl", evs, nil, 0, false)
+	playAll(t, m)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	v := m.View()
+	requireSize(t, "80x24", v, 80, 24)
+	lines := strings.Split(v, "\n")
+	var at int
+	for i, l := range lines {
+		if strings.HasPrefix(l, "conclusion: flush latency") {
+			at = i
+		}
+	}
+	if at == 0 || !strings.Contains(lines[at+1]+lines[at+2], "Not known: whether the volume type") || !strings.HasSuffix(strings.TrimRight(lines[at+2], " "), "…") {
+		t.Errorf("the conclusion is not on three lines, the last cut with an ellipsis:\n%s", v)
+	}
+	if got := wrapWords("a b c", 80, 3); len(got) != 1 || got[0] != "a b c" {
+		t.Errorf("a short conclusion takes %q, want one line", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
@@ -37,21 +38,26 @@ step, or --step.`,
 			if warmup < 0 {
 				return usageError(fmt.Errorf("--warmup %v: want 0 or more", warmup))
 			}
-			a, err := compareInput(args[0], step, stderr)
+			ra, err := compareInput(args[0], step, stderr)
 			if err != nil {
 				return failure(err)
 			}
-			b, err := compareInput(args[1], step, stderr)
+			rb, err := compareInput(args[1], step, stderr)
 			if err != nil {
 				return failure(err)
 			}
-			a, b = verdict.Trim(a, warmup), verdict.Trim(b, warmup)
+			a, b := verdict.Trim(ra.Samples, warmup), verdict.Trim(rb.Samples, warmup)
 			for _, r := range []struct {
 				name string
 				s    []probe.Sample
 			}{{args[0], a}, {args[1], b}} {
 				if len(r.s) == 0 {
 					return failure(fmt.Errorf("%s: no seconds left after the %v warm-up (a shorter --warmup?)", r.name, warmup))
+				}
+			}
+			if ra.Workload != nil && rb.Workload != nil {
+				if d := session.WorkloadDiff(*ra.Workload, *rb.Workload); len(d) > 0 {
+					fmt.Fprintf(stdout, "DIFFERENT WORKLOADS (%s against %s): %s; the runs did not measure the same thing\n\n", args[0], args[1], strings.Join(d, "; "))
 				}
 			}
 			rows, err := report.Comparison(stdout, args[0], args[1], a, b, threshold)
@@ -70,13 +76,13 @@ step, or --step.`,
 	return c
 }
 
-func compareInput(path, step string, stderr io.Writer) ([]probe.Sample, error) {
+func compareInput(path, step string, stderr io.Writer) (*session.Run, error) {
 	run, err := session.LoadRun(path, step)
 	if err != nil {
 		return nil, err
 	}
 	reportBad(stderr, path, run.Bad)
-	return run.Samples, nil
+	return run, nil
 }
 
 // reportBad says which lines of a file were left out, the first few and

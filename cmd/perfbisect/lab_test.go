@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbisect/perfbisect/internal/testutil"
 	"github.com/perfbisect/perfbisect/internal/testutil/hosttest"
 	"github.com/perfbisect/perfbisect/probe/lab"
 	"github.com/perfbisect/perfbisect/session"
@@ -24,34 +23,9 @@ import (
 // what this kind of disk sustains, and a slow minute of it reads as gp3
 // "still slower than the reference".
 func TestLabStory(t *testing.T) {
-	testutil.RequireRoot(t)
-	testutil.RequireTool(t, "mkfs.ext4")
-	if _, err := lab.Load(); err == nil {
-		testutil.Missing(t, "a lab is up on this machine; the story needs its own (perfbisect lab down)")
-	}
-	bin := binary(t)
-	dir := t.TempDir()
-	backing := filepath.Join(dir, "lab")
-	sh := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(bin, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("perfbisect %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	down := func() { exec.Command(bin, "lab", "down", "--yes").Run() }
-	t.Cleanup(down)
-
-	up := sh("lab", "up", "--yes", "--backing", backing, "--size", "30", "--scale", "0.25")
-	st, err := lab.Load()
-	if err != nil {
-		t.Fatalf("after lab up: %v\n%s", err, up)
-	}
+	l := upLab(t, "--scale", "0.25")
+	sh, dir, backing, st, refFile := l.run, l.dir, l.backing, l.st, l.ref
 	data := st.DataDir
-	ref := sh("probe", "--json", "--dir", data, "--duration", "10s", "--file-size", "16MiB", "--prealloc", "write")
-	refFile := filepath.Join(dir, "reference.jsonl")
-	os.WriteFile(refFile, []byte(ref), 0o600)
 	sh("lab", "up", "--yes", "--drained")
 	status := sh("lab", "status", "--check", "2s")
 	for _, want := range []string{"EMULATION", "gp2 30 GiB", "drained"} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/pathx"
@@ -33,6 +34,7 @@ type walkFlags struct {
 	dryRun           bool
 	noTUI            bool
 	failOnRegression bool
+	mismatchOK       bool
 	workload         *workloadFlags
 }
 
@@ -86,6 +88,7 @@ Exit codes:
 	fl.BoolVar(&f.yes, "yes", false, "approve every change to the host without asking")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "describe every change, apply none, run no workload")
 	fl.BoolVar(&f.noTUI, "no-tui", false, "print the walk as it goes instead of the interactive view")
+	fl.BoolVar(&f.mismatchOK, "reference-mismatch-ok", false, "use a --reference whose workload differs from the walk's (the difference is said in the log and the report)")
 	fl.BoolVar(&f.failOnRegression, "fail-on-regression", false, "exit 3 when the reproduce step regressed against --reference")
 	f.workload = addWorkloadFlags(fl, false)
 	return c
@@ -142,6 +145,13 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		}
 		reportBad(stderr, "reference "+f.reference, ref.Bad)
 		opt.Reference, opt.ReferenceFile = ref.Samples, f.reference
+		if ref.Workload != nil {
+			opt.ReferenceMismatch = session.WorkloadDiff(*ref.Workload, spec)
+		}
+		if len(opt.ReferenceMismatch) > 0 && !f.mismatchOK {
+			return usageError(fmt.Errorf("reference %s ran another workload: %s (measure the reference with the walk's workload, or pass --reference-mismatch-ok to compare anyway)",
+				f.reference, strings.Join(opt.ReferenceMismatch, "; ")))
+		}
 	}
 
 	if !f.noTUI {

@@ -45,6 +45,8 @@ func (l *Local) Facts(ctx context.Context, dataDir string) (Facts, error) {
 	f, err := localFacts(dataDir)
 	if st, ok := (labVolume{}).load(); ok && err == nil && st.Contains(f.DataDir) {
 		f.Lab = "EMULATED EBS volume (perfbisect lab): " + st.Describe()
+		m := st.Model
+		f.Volume = &Volume{Type: m.Type, SizeGiB: m.SizeGiB, IOPS: m.Baseline(), BurstIOPS: m.Burst(), ThroughputMiB: m.ThroughputMiB, Emulated: true, Speed: st.Speed()}
 	}
 	return f, err
 }

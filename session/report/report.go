@@ -73,6 +73,9 @@ type Reference struct {
 	File    string   `json:"file"`
 	Seconds int      `json:"seconds"`
 	Median  *float64 `json:"median"`
+	// Mismatch is how its workload differs from the walk's, accepted by
+	// the operator (--reference-mismatch-ok).
+	Mismatch []string `json:"mismatch,omitempty"`
 }
 
 // Step is one step of the walk.
@@ -184,6 +187,7 @@ func fromWalk(w *session.Walk, bad []*jsonl.SyntaxError) *Report {
 		r.Session.Workload, r.Session.Host, r.Session.DryRun = d.Workload, d.Host, d.DryRun
 		r.Reference.File = d.Reference
 		r.Reference.Seconds = len(d.ReferenceSamples)
+		r.Reference.Mismatch = d.ReferenceMismatch
 	}
 	r.refSamples = w.Reference()
 	if w.Host != nil {
@@ -355,7 +359,7 @@ func (r *Report) baseline() (string, string) {
 	if r.hasReference() {
 		return "reference", string(session.AgainstReference)
 	}
-	return "reproduce", string(session.AgainstRegression)
+	return "baseline", string(session.AgainstRegression)
 }
 
 // MetricText shows a value of a metric with its unit: "0.712 ms", "1499.1".

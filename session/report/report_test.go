@@ -312,7 +312,7 @@ func TestNoReference(t *testing.T) {
 	if n := strings.Count(md, baseline); n != 1 {
 		t.Errorf("the timeline says %q %d times, want once", baseline, n)
 	}
-	if !strings.Contains(md, "none: the reproduce step is the baseline") || !strings.Contains(md, "| step | reproduce p50\\_ms |") {
+	if !strings.Contains(md, "none: "+session.NoReferenceText) || !strings.Contains(md, "| step | baseline p50\\_ms |") {
 		t.Errorf("no-reference report:\n%s", md)
 	}
 	if strings.Contains(md, "--reference") {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session"
 )
 
 // The sentences of a report, the same in every format.
@@ -82,7 +83,7 @@ func memText(b int64) string {
 
 func (r *Report) referenceLine() string {
 	if !r.hasReference() {
-		return "none: the reproduce step is the baseline"
+		return "none: " + session.NoReferenceText + "; the reproduce step is the baseline"
 	}
 	s := fmt.Sprintf("%s: %d seconds", r.Reference.File, r.Reference.Seconds)
 	if r.Reference.File == "" {
@@ -90,6 +91,9 @@ func (r *Report) referenceLine() string {
 	}
 	if r.Reference.Median != nil {
 		s += fmt.Sprintf(", median %s %s", r.metric, MetricText(r.metric, *r.Reference.Median))
+	}
+	if len(r.Reference.Mismatch) > 0 {
+		s += "; ANOTHER WORKLOAD, compared anyway (--reference-mismatch-ok): " + strings.Join(r.Reference.Mismatch, "; ")
 	}
 	return s
 }
