@@ -99,9 +99,9 @@ func Open(dir, session string) (*Journal, error) {
 // Pending is the entry of one change about to be made (a knob's Apply): Will
 // writes it, Done removes it. A nil Pending records nothing.
 type Pending struct {
-	j    *Journal
-	e    Entry
-	mu   sync.Mutex
+	j       *Journal
+	e       Entry
+	mu      sync.Mutex
 	file    string
 	written string // file, once written
 }

@@ -69,6 +69,9 @@ type Stop struct {
 	Group bool   `json:"group,omitempty"`
 }
 
+// busyFor is how long a busy tmpfs is retried before giving up.
+var busyFor = 3 * time.Second
+
 // stopWait is how long a stopped process has to exit before SIGKILL.
 var stopWait = 30 * time.Second
 
@@ -137,7 +140,13 @@ func quoted(vars []string) []string {
 // unmounted only has its mount point removed. rmdir, not rm -rf: a failed
 // unmount can never delete data.
 func unmount(dir string) error {
-	if err := syscall.Unmount(dir, 0); err != nil {
+	err := syscall.Unmount(dir, 0)
+	// The dead session's workload may still be closing its files.
+	for end := time.Now().Add(busyFor); errors.Is(err, syscall.EBUSY) && time.Now().Before(end); {
+		time.Sleep(100 * time.Millisecond)
+		err = syscall.Unmount(dir, 0)
+	}
+	if err != nil {
 		if mounted, merr := sysinfo.IsMountPoint(dir); merr != nil || mounted {
 			hint := ""
 			if errors.Is(err, syscall.EBUSY) {
