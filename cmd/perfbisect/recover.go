@@ -51,10 +51,11 @@ func recoverHost(ctx context.Context, dir string, yes, dryRun bool, stdin io.Rea
 	}
 	var plan []string
 	for _, e := range dead {
-		plan = append(plan, describeEntry(e))
+		p := describeEntry(e)
 		for _, a := range e.Undo {
-			plan = append(plan, "    undo: "+a.Hand())
+			p += "\n      undo: " + a.Hand()
 		}
+		plan = append(plan, p)
 	}
 	if err := confirmPlan(ctx, "recover", plan, "none: this puts the host back", yes, dryRun, stdin, stdout); err != nil {
 		return err
