@@ -16,7 +16,7 @@ func TestNotPutBack(t *testing.T) {
 	sysctl := knob.Change{Knob: "sysctl", After: "vm.dirty_ratio=5", Journal: "/run/perfbisect/journal/3.json"}
 	fsync := knob.Change{Knob: "fsync", After: "syncs off"}
 	w := NewWalk()
-	for _, e := range append(append(events("a", &StepStart{Title: "a"},
+	for _, e := range append(events("a", &StepStart{Title: "a"},
 		&KnobEvent{Action: KnobApplied, Change: sysctl},
 		&KnobEvent{Action: KnobRevertFailed, Change: sysctl, Error: "EPERM"},
 		&StepEnd{State: StatePersists}),
@@ -24,8 +24,7 @@ func TestNotPutBack(t *testing.T) {
 			&KnobEvent{Action: KnobApplied, Change: fsync},
 			&KnobEvent{Action: KnobApplied, Change: tmpfs},
 			&KnobEvent{Action: KnobApplied, Change: sched},
-			&KnobEvent{Action: KnobReverted, Change: sched})...),
-	) {
+			&KnobEvent{Action: KnobReverted, Change: sched})...) {
 		w.Apply(e)
 	}
 	left := w.NotPutBack()

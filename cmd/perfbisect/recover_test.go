@@ -46,16 +46,7 @@ func TestKilledThenRecovered(t *testing.T) {
 	testutil.RequireRoot(t)
 	bin := binary(t)
 	dev, mnt := testutil.LoopExt4(t, 64<<20)
-	queue := filepath.Join("/sys/block", filepath.Base(dev), "queue")
-	was, offered, err := sysinfo.ReadScheduler(queue)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(offered, func(s string) bool { return s != was })
-	if i < 0 {
-		testutil.Missing(t, fmt.Sprintf("%s offers only the %s scheduler", dev, was))
-	}
-	to := offered[i]
+	queue, was, to := testutil.OtherScheduler(t, dev)
 	data := filepath.Join(mnt, "data")
 	if err := os.Mkdir(data, 0o700); err != nil {
 		t.Fatal(err)
