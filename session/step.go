@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/session/playbook"
 )
@@ -68,7 +69,7 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 		r.revertAll(ctx, step.ID, done)
 	}()
 	for _, use := range step.Knobs {
-		next, ch, revert, err := r.opt.Host.Apply(ctx, use, spec, r.opt.Operator)
+		next, ch, revert, err := r.opt.Host.Apply(journal.WithStep(ctx, step.ID), use, spec, r.opt.Operator)
 		var un *knob.Unavailable
 		if errors.As(err, &un) {
 			r.emit(step.ID, &KnobEvent{Action: KnobUnavailable, Change: knob.Change{Knob: use.Knob, Settings: use.With}, Error: un.Reason})

@@ -142,6 +142,9 @@ func (m *Model) Summary() string {
 	for _, l := range m.st.reverts {
 		b.WriteString(l + "\n")
 	}
+	if left := m.st.NotPutBack(); len(left) > 0 && m.ended {
+		b.WriteString(notPutBackLine(left) + "\n")
+	}
 	if c := m.st.Conclusion(); c != "" {
 		b.WriteString("conclusion: " + c + "\n")
 	} else if end := m.st.End; end != nil {

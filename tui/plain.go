@@ -98,8 +98,10 @@ func (p *Printer) Event(e session.Event) {
 	}
 }
 
-// Table prints the seeds' results table of the walk's report.
+// Table prints the seeds' results table of the walk's report, and then
+// every knob the log left applied.
 func (p *Printer) Table(r *report.Report) {
+	defer p.notPutBack(r)
 	header, rows := r.Table()
 	if len(rows) == 0 {
 		return
@@ -107,6 +109,15 @@ func (p *Printer) Table(r *report.Report) {
 	fmt.Fprintf(p.w, "\n%-16s %18s %18s %11s  %s\n", header[0], header[1], header[2], header[3], header[4])
 	for _, r := range rows {
 		fmt.Fprintf(p.w, "%-16s %18s %18s %11s  %s\n", r[0], r[1], r[2], r[3], r[4])
+	}
+}
+
+// notPutBack says, loudly and last, what the report found left applied.
+func (p *Printer) notPutBack(r *report.Report) {
+	for _, e := range r.Errors {
+		if e.NotPutBack {
+			fmt.Fprintf(p.w, "\n!!! %s (step %s) -> %s\n", e.Message, e.Step, e.Action)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/verdict"
@@ -86,6 +88,15 @@ func knobLine(step string, k *session.KnobEvent) string {
 		return step + ": " + k.Change.Knob + " unavailable: " + k.Error
 	}
 	return step + ": " + string(k.Action) + " " + k.Change.Knob
+}
+
+// notPutBackLine says which knobs a log left applied, and what puts them back.
+func notPutBackLine(left []session.Unreverted) string {
+	var what []string
+	for _, u := range left {
+		what = append(what, u.Step+": "+u.What())
+	}
+	return "NOT PUT BACK: " + strings.Join(what, "; ") + " — " + session.RecoverHint
 }
 
 func suffix(p, s string) string {

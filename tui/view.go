@@ -308,6 +308,9 @@ func (m *Model) decisionLine(w int) string {
 
 func (m *Model) footer(w int) string {
 	if m.rp != nil && m.rp.done {
+		if left := m.st.NotPutBack(); len(left) > 0 {
+			return m.styles.bad.Render(truncate(notPutBackLine(left)+" · end of the recording — q to quit", w))
+		}
 		return truncate("end of the recording — q to quit", w)
 	}
 	return truncate(m.help.ShortHelpView(m.keys.ShortHelp()), w)

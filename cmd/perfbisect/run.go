@@ -73,6 +73,7 @@ says whether the regression persists or is gone.`,
 		newReportCmd(stdout, stderr),
 		newImportCmd(stdout, stderr),
 		newLabCmd(os.Stdin, stdout, stderr),
+		newRecoverCmd(os.Stdin, stdout, stderr),
 		newAgentCmd(os.Stdin, stdout),
 	)
 	return root

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/lab"
 	"github.com/perfbisect/perfbisect/probe/tool"
 	"github.com/perfbisect/perfbisect/session"
@@ -128,8 +129,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	if err := tool.Require(spec); err != nil && !f.dryRun {
 		return failure(err)
 	}
+	local := host.NewLocal()
 	opt := session.Options{
-		Playbook: pb, Host: host.NewLocal(), Workload: spec,
+		Playbook: pb, Host: local, Workload: spec,
 		Duration: f.duration, MaxDuration: f.maxDuration,
 		DryRun: f.dryRun, Version: version,
 	}
@@ -137,6 +139,10 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	// made: a rerun with a longer --duration must not meet an empty log.
 	if err := opt.Validate(); err != nil {
 		return usageError(err)
+	}
+	jdir := journal.Dir(local.Env.StateDir)
+	if err := refuseIfDirty(jdir); err != nil {
+		return err
 	}
 	if f.reference != "" {
 		ref, err := session.LoadRun(f.reference, "")
@@ -162,6 +168,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 			return usageError(errors.New("--dry-run prints the plan: use it with --no-tui"))
 		}
 		log, err := createLog(f.record)
+		if err == nil {
+			local.Journal, err = journal.Open(jdir, log.Path())
+		}
 		if err != nil {
 			return failure(err)
 		}
@@ -180,6 +189,9 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	}
 
 	log, err := createLog(f.record)
+	if err == nil {
+		local.Journal, err = journal.Open(jdir, log.Path())
+	}
 	if err != nil {
 		return failure(err)
 	}

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,4 +79,28 @@ func LoopExt4(t testing.TB, size int64) (dev, mnt string) {
 	Run(t, "mkfs.ext4", "-q", "-F", img)
 	dev = Loop(t, img)
 	return dev, MountExt4(t, dev)
+}
+
+// OtherScheduler is the request queue of the block device dev, the I/O
+// scheduler it uses and another one it offers; a device that offers only
+// one is a missing prerequisite.
+func OtherScheduler(t testing.TB, dev string) (queue, was, to string) {
+	t.Helper()
+	queue = filepath.Join("/sys/block", filepath.Base(dev), "queue")
+	b, err := os.ReadFile(filepath.Join(queue, "scheduler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offered []string
+	for _, s := range strings.Fields(string(b)) { // "[none] mq-deadline"
+		if strings.HasPrefix(s, "[") {
+			was = strings.Trim(s, "[]")
+		} else {
+			offered = append(offered, s)
+		}
+	}
+	if len(offered) == 0 {
+		Missing(t, fmt.Sprintf("%s offers only the %s scheduler", dev, was))
+	}
+	return queue, was, offered[0]
 }

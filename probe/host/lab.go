@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/probe/lab"
 )
@@ -82,4 +83,22 @@ func (l labVolume) SetImage(ctx context.Context, name string) (string, knob.Reve
 		return "", nil, err
 	}
 	return after, func(context.Context) error { return revert() }, nil
+}
+
+func (l labVolume) VolumeUndo() (journal.Action, error) {
+	st, ok := l.load()
+	if !ok {
+		return journal.Action{}, fmt.Errorf("lab: %v", errLabDown)
+	}
+	u := st.VolumeUndo()
+	return journal.Action{Lab: &u}, nil
+}
+
+func (l labVolume) ImageUndo() (journal.Action, error) {
+	st, ok := l.load()
+	if !ok {
+		return journal.Action{}, fmt.Errorf("lab: %v", errLabDown)
+	}
+	u, err := st.ImageUndo()
+	return journal.Action{Lab: &u}, err
 }

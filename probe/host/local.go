@@ -13,6 +13,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/jsonl"
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/knob"
 	"github.com/perfbisect/perfbisect/probe/lab"
 )
@@ -25,6 +26,9 @@ type Local struct {
 	// arguments and environment); a zero Path means this executable with
 	// the argument agent.
 	Agent proc.Cmd
+	// Journal records how to undo every knob before it changes the host,
+	// and forgets it once put back (see probe/journal); nil records nothing.
+	Journal *journal.Journal
 }
 
 // NewLocal returns the local host with its state directory chosen.
@@ -66,7 +70,22 @@ func (l *Local) Apply(ctx context.Context, use knob.Use, w probe.Spec, op knob.O
 	}
 	env := l.Env // a knob creates the state directory when it needs it (tmpfs)
 	env.Operator = op
-	return k.Apply(ctx, env, w)
+	// The one place a change is journaled: the knob says how to undo it
+	// before making it, and the entry goes once it is put back. A failed
+	// Apply has undone what it did, so its entry goes too.
+	entry := l.Journal.Pending(journal.StepOf(ctx), use.Knob)
+	env.Journal = entry
+	next, ch, revert, err := k.Apply(ctx, env, w)
+	if err != nil {
+		return next, ch, revert, errors.Join(err, entry.Done())
+	}
+	ch.Journal = entry.File()
+	return next, ch, func(ctx context.Context) error {
+		if err := revert(ctx); err != nil {
+			return err // still applied: the entry stays for recover
+		}
+		return entry.Done()
+	}, nil
 }
 
 // Run starts the workload in a child `perfbisect agent`, so a crash or a

@@ -65,6 +65,13 @@ func (k *image) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 	if err != nil {
 		return w, c, nil, err
 	}
+	undo, err := env.Lab.ImageUndo()
+	if err == nil {
+		err = will(env, "the lab's emulated image switched to "+labImage, undo)
+	}
+	if err != nil {
+		return w, c, nil, fmt.Errorf("image: %v", err)
+	}
 	after, revert, err := env.Lab.SetImage(ctx, labImage)
 	if err != nil {
 		return w, c, nil, fmt.Errorf("image: %v", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 )
 
 // Settings are a knob's settings as a playbook writes them:
@@ -39,6 +40,26 @@ type Env struct {
 	// Runner runs the commands knobs need (mount, the shell knob's);
 	// nil is proc.Real. Tests put a proctest.Fake here.
 	Runner proc.Runner
+	// Journal records how to undo a change before the knob makes it, so
+	// that a perfbisect killed with the change applied can be put back by
+	// another (perfbisect recover); nil records nothing.
+	Journal Journal
+}
+
+// Journal is where a knob says, before changing the host, what it is about
+// to change and how to undo it, as data (see probe/journal). Said again, it
+// replaces what was said.
+type Journal interface {
+	Will(what string, undo ...journal.Action) error
+}
+
+// will records in env's journal how to undo what is about to change; the
+// change must not be made when it fails.
+func will(env Env, what string, undo ...journal.Action) error {
+	if env.Journal == nil {
+		return nil
+	}
+	return env.Journal.Will(what, undo...)
 }
 
 // Lab is what knobs can do to the lab's emulated volume and image. Every
@@ -57,6 +78,10 @@ type Lab interface {
 	Image() string
 	ImageChanges(name string) []string
 	SetImage(ctx context.Context, name string) (after string, revert Revert, err error)
+	// VolumeUndo and ImageUndo say how to put the volume or the image back
+	// as they are now, for the journal.
+	VolumeUndo() (journal.Action, error)
+	ImageUndo() (journal.Action, error)
 }
 
 // onLab is the lab when the workload's data is on it.
@@ -104,6 +129,10 @@ type Change struct {
 	// value, mount options); After is the state the change left.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	// Journal is the crash journal's entry that holds how to undo the
+	// change until it is put back (probe/journal): set by the host when the
+	// knob changed the host, empty when it changed nothing there.
+	Journal string `json:"journal,omitempty"`
 }
 
 // Revert puts back what Apply changed. It is safe to call once; it returns

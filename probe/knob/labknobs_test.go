@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/perfbisect/perfbisect/probe/journal"
+	"github.com/perfbisect/perfbisect/probe/lab"
 )
 
 // planLab is a lab that answers CheckVolume and records SetVolume.
@@ -27,6 +30,8 @@ func (l *planLab) ImageChanges(string) []string { return nil }
 func (l *planLab) SetImage(context.Context, string) (string, Revert, error) {
 	return "", nil, errors.New("not here")
 }
+func (l *planLab) VolumeUndo() (journal.Action, error) { return journal.Action{Lab: &lab.Undo{}}, nil }
+func (l *planLab) ImageUndo() (journal.Action, error)  { return journal.Action{Lab: &lab.Undo{}}, nil }
 
 // TestVolumeTypePlanSaysWhatApplyCannotDo: a volume the lab cannot emulate,
 // or a run without root, is unavailable at Plan, before the operator is

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -184,6 +185,11 @@ func (k *mountOptions) Apply(ctx context.Context, env Env, w probe.Spec) (probe.
 	}
 	before := stateOf(m)
 	revert := once(func(ctx context.Context) error { return k.revert(ctx, env, m, before) })
+	predicted, _ := k.restore(before, k.predict(before), m.FSType)
+	if err := will(env, fmt.Sprintf("mount options of %s changed to %s", m.Point, strings.Join(k.opts, ",")),
+		journal.Action{Remount: &journal.Remount{Point: m.Point, Options: predicted}}); err != nil {
+		return w, c, nil, fmt.Errorf("mount-options: %v", err)
+	}
 	if _, err := run(ctx, env, mount("remount,"+strings.Join(k.opts, ","), m.Point)); err != nil {
 		// A refused remount changes nothing; the revert checks that and puts
 		// back whatever did change.
@@ -196,6 +202,12 @@ func (k *mountOptions) Apply(ctx context.Context, env Env, w probe.Spec) (probe.
 	after := stateOf(now)
 	restore, _ := k.restore(before, after, m.FSType)
 	c.Undo = []string{shown(mount(restore, m.Point))}
+	if restore != predicted {
+		if err := will(env, fmt.Sprintf("mount options of %s changed to %s", m.Point, strings.Join(k.opts, ",")),
+			journal.Action{Remount: &journal.Remount{Point: m.Point, Options: restore}}); err != nil {
+			return w, c, nil, errors.Join(fmt.Errorf("mount-options: %v", err), revert(ctx))
+		}
+	}
 	c.After = fmt.Sprintf("%s %s on %s: %s", m.FSType, m.Source, m.Point, after)
 	return w, c, revert, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -108,6 +109,10 @@ func (k *scheduler) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 		}
 		return nil
 	})
+	if err := will(env, fmt.Sprintf("I/O scheduler of %s set to %s (was %s)", p.disk, k.value, p.from),
+		journal.Action{Write: &journal.Write{File: p.file(), Value: p.from}}); err != nil {
+		return w, p.change, nil, fmt.Errorf("scheduler: %v", err)
+	}
 	if err := setScheduler(p.queue, k.value); err != nil {
 		// A refused write leaves the old scheduler; put it back anyway in
 		// case the kernel switched before failing.

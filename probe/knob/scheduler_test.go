@@ -1,9 +1,7 @@
 package knob
 
 import (
-	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,17 +12,7 @@ import (
 // otherScheduler is the request queue of dev, the scheduler it uses and
 // another one it offers to switch to.
 func otherScheduler(t *testing.T, dev string) (queue, was, to string) {
-	t.Helper()
-	queue = filepath.Join("/sys/block", filepath.Base(dev), "queue")
-	was, offered, err := sysinfo.ReadScheduler(queue)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(offered, func(s string) bool { return s != was })
-	if i < 0 {
-		testutil.Missing(t, fmt.Sprintf("%s offers only the %s scheduler", dev, was))
-	}
-	return queue, was, offered[i]
+	return testutil.OtherScheduler(t, dev)
 }
 
 func TestScheduler(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/proc"
 	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 )
 
 var shellSettings = map[string]string{
@@ -89,6 +90,10 @@ func (k *shellKnob) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spe
 		}
 		return nil
 	})
+	if err := will(env, "the playbook's shell command "+shell.Quote(k.apply)+" ran",
+		journal.Action{Shell: &journal.Shell{Shell: k.shell, Script: k.revert, Env: []string{"PERFBISECT_DATA_DIR=" + dir}, TimeoutS: k.timeout.Seconds()}}); err != nil {
+		return w, c, nil, fmt.Errorf("shell: %v", err)
+	}
 	out, err := sh(ctx, k.apply)
 	if err != nil {
 		// The command may have done part of its work before it failed: its

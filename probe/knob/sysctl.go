@@ -11,6 +11,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -166,6 +167,10 @@ func (k *sysctl) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, 
 		}
 		return nil
 	})
+	if err := will(env, fmt.Sprintf("sysctl %s set to %s (was %s)", k.name, k.value, before),
+		journal.Action{Write: &journal.Write{File: filepath.Join(procSys, restore.key), Value: restore.value}}); err != nil {
+		return w, c, nil, fmt.Errorf("sysctl: %v", err)
+	}
 	if err := writeSysctl(k.key, k.value); err != nil {
 		// The kernel refuses a value as a whole, so nothing changed.
 		return w, c, nil, fmt.Errorf("sysctl: %s: %v", c.Do[0], err)

@@ -13,6 +13,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/pathx"
 	"github.com/perfbisect/perfbisect/internal/shell"
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 )
 
@@ -181,6 +182,13 @@ func (k *tmpfs) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, C
 		return w, change, nil, errors.Join(err, revert(ctx))
 	}
 
+	undo, what := journal.Action{RemoveAll: dir}, "a directory in "+shmDir+": "+dir
+	if p.mount {
+		undo, what = journal.Action{Unmount: dir}, "a tmpfs mounted on "+dir
+	}
+	if err := will(env, what, undo); err != nil {
+		return fail(fmt.Errorf("tmpfs: %v", err))
+	}
 	if p.mount {
 		opts := tmpfsOptions(p.size, p.mode)
 		if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {

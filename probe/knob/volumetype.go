@@ -110,6 +110,13 @@ func (k *volumeType) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Sp
 	if err != nil {
 		return w, c, nil, err
 	}
+	undo, err := env.Lab.VolumeUndo()
+	if err == nil {
+		err = will(env, "the lab's emulated volume switched to "+k.to, undo)
+	}
+	if err != nil {
+		return w, c, nil, fmt.Errorf("volume-type: %v", err)
+	}
 	after, revert, err := env.Lab.SetVolume(ctx, k.to, k.iops, k.throughput)
 	if err != nil {
 		return w, c, nil, fmt.Errorf("volume-type: %v", err)

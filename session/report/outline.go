@@ -206,8 +206,9 @@ func knobActionLine(a KnobAction) line {
 func incidentLine(x incident) line {
 	at := clock(x.Time)
 	switch x.Kind {
-	case "revert_failed":
-		return line{text(at + prefixed(" in ", x.Step) + ": "), {alarm, "REVERT FAILED"}, text(" " + x.Text + prefixed(" → ", x.Action))}
+	case "revert_failed", "not_put_back":
+		loud := map[string]string{"revert_failed": "REVERT FAILED", "not_put_back": "NOT PUT BACK"}[x.Kind]
+		return line{text(at + prefixed(" in ", x.Step) + ": "), {alarm, loud}, text(" " + x.Text + prefixed(" → ", x.Action))}
 	case "reverted":
 		return line{text(at + " in " + x.Step + ": put back "), {code, x.Knob}, text(": " + x.Text)}
 	case "bad_line":

@@ -161,6 +161,9 @@ type ErrorInfo struct {
 	Message      string    `json:"message"`
 	Action       string    `json:"action"`
 	RevertFailed bool      `json:"revert_failed"`
+	// NotPutBack: the log says the knob was applied and never put back (nor
+	// that putting it back failed): perfbisect died with it applied.
+	NotPutBack bool `json:"not_put_back,omitempty"`
 }
 
 // BadLine is a line of the log that could not be read.
@@ -211,6 +214,14 @@ func fromWalk(w *session.Walk, bad []*jsonl.SyntaxError) *Report {
 					Action:  "put it back by hand: " + strings.Join(c.Change.Undo, "; ")})
 			}
 		}
+	}
+	for _, u := range w.NotPutBack() {
+		action := session.RecoverHint
+		if len(u.Change.Undo) > 0 {
+			action += " (by hand: " + strings.Join(u.Change.Undo, "; ") + ")"
+		}
+		r.Errors = append(r.Errors, ErrorInfo{Time: u.Time, Step: u.Step, NotPutBack: true,
+			Message: "NOT PUT BACK: " + u.What(), Action: action})
 	}
 	// The operator may run steps out of the playbook's order.
 	sort.SliceStable(r.Steps, func(i, j int) bool { return r.Steps[i].started.Before(r.Steps[j].started) })
@@ -407,7 +418,7 @@ func (r *Report) Write(w io.Writer, f Format) error {
 type incident struct {
 	Time   time.Time // zero for a bad line of the log
 	Step   string
-	Kind   string // "error", "revert_failed", "reverted", "bad_line"
+	Kind   string // "error", "revert_failed", "not_put_back", "reverted", "bad_line"
 	Text   string // the message; for a revert, what put it back
 	Knob   string // for a revert: the knob and its settings
 	Action string // for an error: what was done about it
@@ -419,10 +430,14 @@ func (r *Report) incidents() []incident {
 	var out []incident
 	for _, x := range r.Errors {
 		kind := "error"
-		if x.RevertFailed {
+		switch {
+		case x.RevertFailed:
 			kind = "revert_failed"
+		case x.NotPutBack:
+			kind = "not_put_back"
 		}
-		out = append(out, incident{Time: x.Time, Step: x.Step, Kind: kind, Text: strings.TrimPrefix(x.Message, "REVERT FAILED: "), Action: x.Action})
+		text := strings.TrimPrefix(strings.TrimPrefix(x.Message, "REVERT FAILED: "), "NOT PUT BACK: ")
+		out = append(out, incident{Time: x.Time, Step: x.Step, Kind: kind, Text: text, Action: x.Action})
 	}
 	for _, s := range r.Steps {
 		for _, k := range s.Knobs {
