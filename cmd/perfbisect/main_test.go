@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/perfbisect/perfbisect/probe/journal"
 )
 
 // The test binary doubles as perfbisect for `perfbisect agent`, which the
@@ -18,7 +20,16 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "cpu-loop" {
 		cpuLoop(os.Args[2]) // a CPU-bound workload for the scenarios
 	}
+	// A journal of the tests' own: a test that leaves a change behind on
+	// purpose (kill -9, a failed revert) must not stop the machine's walks,
+	// nor an earlier crashed run stop these.
+	jdir, err := os.MkdirTemp("", "perfbisect-journal-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(journal.DirEnv, jdir)
 	code := m.Run()
+	os.RemoveAll(jdir)
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

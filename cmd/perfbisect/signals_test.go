@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/testutil"
+	"github.com/perfbisect/perfbisect/probe/journal"
 	"github.com/perfbisect/perfbisect/probe/sysinfo"
 	"github.com/perfbisect/perfbisect/session"
 )
@@ -269,7 +270,11 @@ func TestRunClosedStdoutPutsTheHostBack(t *testing.T) {
 func TestRunFailedRevertStopsTheWalk(t *testing.T) {
 	h := newChangedHost(t)
 	rec := filepath.Join(t.TempDir(), "walk.jsonl")
+	// A failed revert keeps its journal entry, on purpose: in a journal of
+	// its own, so that it does not stop the other tests' walks.
+	jdir := t.TempDir()
 	cmd := exec.Command(binary(t), "run", "--no-tui", "--yes", "--playbook", h.playbook(t, 6, "echo device busy >&2; exit 3"), "--dir", h.dir, "--record", rec, "--max-duration", "6s")
+	cmd.Env = append(os.Environ(), journal.DirEnv+"="+jdir)
 	out, _ := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); code != exitFailure {
 		t.Errorf("exit %d, want 1:\n%s", code, out)
@@ -291,6 +296,10 @@ func TestRunFailedRevertStopsTheWalk(t *testing.T) {
 		if e.Step == "after" && e.Type == session.TypeStepStart {
 			t.Error("the log shows the step after the failed revert starting")
 		}
+	}
+	// What could not be put back is left for perfbisect recover.
+	if left, err := os.ReadDir(jdir); err != nil || len(left) != 1 {
+		t.Errorf("journal after a failed revert: %v %v, want the one change kept", left, err)
 	}
 }
 
