@@ -113,8 +113,8 @@ func TestPromptManualStep(t *testing.T) {
 		want  session.State
 		says  string
 	}{
-		"a file":   {"f\nf " + file + ".missing\nf " + file + "\n", session.StateGone, "cannot use it: open " + file + ".missing"},
-		"declined": {"\n", session.StateSkipped, "N = skip"},
+		"a file":                   {"f\nf " + file + ".missing\nf " + file + "\n", session.StateGone, "cannot use it: open " + file + ".missing"},
+		"declined":                 {"\n", session.StateSkipped, "N = skip"},
 		"made here, then put back": {"y\ny\n", "", "Put back the change made by hand: by hand\n    start the cluster's agents"},
 	}
 	for name, u := range uu {
