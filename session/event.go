@@ -35,6 +35,8 @@ const (
 	TypeError      Type = "error"
 	TypeSessionEnd Type = "session_end"
 	TypeExtend     Type = "extend"
+	// TypeElsewhere says a step was measured on another machine.
+	TypeElsewhere Type = "elsewhere"
 	// TypeSummary is the last line of `perfbisect probe --json`, so that
 	// output can serve as a reference run.
 	TypeSummary Type = "summary"
@@ -305,6 +307,7 @@ var payloads = []struct {
 	{TypeSessionEnd, func() any { return &SessionEnd{} }},
 	{TypeExtend, func() any { return &Extend{} }},
 	{TypeSummary, func() any { return &probe.Summary{} }},
+	{TypeElsewhere, func() any { return &Elsewhere{} }},
 }
 
 // typeOfPayload is payloads the other way round.

@@ -35,8 +35,12 @@ type Options struct {
 	// Confirm is asked before a step changes the host, with every change it
 	// will make; nil approves (--yes).
 	Confirm func(ctx context.Context, step *playbook.Step, changes []knob.Change) (bool, error)
-	// Operator answers manual knobs; nil when there is nobody to ask.
+	// Operator answers manual knobs; nil when there is nobody to ask. A
+	// ManualOperator may also give a step made by hand its samples.
 	Operator knob.Operator
+	// Results are the measurements of steps made by hand taken on another
+	// machine (--result), by step id: those steps change nothing here.
+	Results map[string]*Result
 	// DryRun describes every change and applies none, runs no workload.
 	DryRun  bool
 	Version string
@@ -75,6 +79,9 @@ func (opt Options) Validate() error {
 	}
 	if opt.Host == nil {
 		return errors.New("no host to walk on")
+	}
+	if err := opt.checkResults(); err != nil {
+		return err
 	}
 	for i := range opt.Playbook.Steps {
 		step := &opt.Playbook.Steps[i]

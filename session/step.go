@@ -46,6 +46,9 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 	}
 
 	spec := r.opt.Workload
+	if res := r.opt.Results[step.ID]; res != nil {
+		return r.elsewhere(step, res, took) // measured on another machine: nothing changes here
+	}
 	changes, unavailable, err := r.plan(ctx, step, spec)
 	switch {
 	case unavailable != nil:
@@ -54,7 +57,21 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 		r.emit(step.ID, &ErrorEvent{Message: err.Error(), Action: "the step does not run; nothing was changed"})
 		return stop(StateFailed, err.Error())
 	}
-	if len(changes) > 0 && r.opt.Confirm != nil {
+	op := r.opt.Operator
+	if mo, ok := op.(ManualOperator); ok && ByHand(step) {
+		// Its instructions are the confirmation: the operator makes the
+		// change, here or on another machine.
+		res, here, err := mo.ManualStep(ctx, step, changes)
+		switch {
+		case err != nil:
+			return stop(StateSkipped, fmt.Sprintf("could not ask the operator: %v", err))
+		case res != nil:
+			return r.elsewhere(step, res, took)
+		case !here:
+			return stop(StateSkipped, "the operator declined the change by hand")
+		}
+		op = &answered{Operator: mo, left: len(step.Knobs)}
+	} else if len(changes) > 0 && r.opt.Confirm != nil {
 		ok, err := r.opt.Confirm(ctx, step, changes)
 		if err != nil {
 			return stop(StateSkipped, fmt.Sprintf("could not ask before changing the host: %v", err))
@@ -69,7 +86,7 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 		r.revertAll(ctx, step.ID, done)
 	}()
 	for _, use := range step.Knobs {
-		next, ch, revert, err := r.opt.Host.Apply(journal.WithStep(ctx, step.ID), use, spec, r.opt.Operator)
+		next, ch, revert, err := r.opt.Host.Apply(journal.WithStep(ctx, step.ID), use, spec, op)
 		var un *knob.Unavailable
 		if errors.As(err, &un) {
 			r.emit(step.ID, &KnobEvent{Action: KnobUnavailable, Change: knob.Change{Knob: use.Knob, Settings: use.With}, Error: un.Reason})
@@ -99,9 +116,15 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 		return stop(StateFailed, err.Error())
 	}
 
+	return r.judged(step, samples, sum, took())
+}
+
+// judged judges a step's samples, measured here or elsewhere, and records
+// its end and the decision; its knobs are all put back by now.
+func (r *Runner) judged(step *playbook.Step, samples []probe.Sample, sum *probe.Summary, took float64) StepState {
 	j, err := judge(step.Reproduce, r.opt.Reference, r.regression(), samples, r.verdictOptions(), r.opt.Playbook.Warmup)
 	if err != nil {
-		return stop(StateFailed, err.Error())
+		return r.finish(step, StepEnd{State: StateFailed, Reason: err.Error(), Summary: sum, DurationS: took}, "")
 	}
 	for i := range j.verdicts {
 		r.emit(step.ID, &j.verdicts[i])
@@ -110,18 +133,18 @@ func (r *Runner) Step(ctx context.Context, step *playbook.Step) StepState {
 		// Not knowing whether the regression is there is not the
 		// playbook's "persists" or "gone": say so and stop.
 		why := j.verdicts[0].Why
-		return r.finish(step, StepEnd{State: j.state, Reason: why, Summary: sum, DurationS: took()}, fmt.Sprintf(
+		return r.finish(step, StepEnd{State: j.state, Reason: why, Summary: sum, DurationS: took}, fmt.Sprintf(
 			"Not known whether the regression is here: after %d s the reproduce step is still inconclusive against the reference (%s). Run it longer (--max-duration), on a quieter host, or with a steadier workload.",
 			len(samples), why))
 	}
-	return r.finish(step, StepEnd{State: j.state, Reason: j.note, Summary: sum, DurationS: took(), JudgedOn: j.judgedOn}, "")
+	return r.finish(step, StepEnd{State: j.state, Reason: j.note, Summary: sum, DurationS: took, JudgedOn: j.judgedOn}, "")
 }
 
 // plan asks the host what each knob would change, and records it.
 func (r *Runner) plan(ctx context.Context, step *playbook.Step, spec probe.Spec) ([]knob.Change, *knob.Unavailable, error) {
 	var changes []knob.Change
 	for _, use := range step.Knobs {
-		ch, err := r.opt.Host.Plan(ctx, use, spec)
+		ch, err := r.opt.Host.Plan(ctx, use, spec, r.opt.Operator)
 		var un *knob.Unavailable
 		if errors.As(err, &un) {
 			r.emit(step.ID, &KnobEvent{Action: KnobUnavailable, Change: knob.Change{Knob: use.Knob, Settings: use.With}, Error: un.Reason})

@@ -61,6 +61,9 @@ type StepState struct {
 	JudgedOn string
 	Summary  *probe.Summary
 	Started  time.Time
+	// Elsewhere says where its samples came from when it was measured on
+	// another machine.
+	Elsewhere *Elsewhere
 }
 
 // KnobAt is a knob event and when it happened.
@@ -147,6 +150,8 @@ func (w *Walk) applyToStep(s *StepState, e Event) {
 		s.Changes = append(s.Changes, KnobAt{Time: e.Time, KnobEvent: *d})
 	case *Verdict:
 		s.Verdicts = append(s.Verdicts, *d)
+	case *Elsewhere:
+		s.Elsewhere = d
 	case *Extend:
 		s.PlannedS = d.PlannedS
 		s.ExtendedS += d.BySeconds

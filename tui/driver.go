@@ -27,6 +27,7 @@ type askMsg struct {
 	lines   []string      // a manual step's instructions
 	manual  bool
 	reply   chan<- bool
+	byHand  *byHand // a step made by hand: answered in manual.go
 }
 
 // stepDoneMsg says the runner finished a step. Its events travel on the

@@ -20,6 +20,7 @@ import (
 	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/probe/host"
 	"github.com/perfbisect/perfbisect/session"
+	"github.com/perfbisect/perfbisect/session/playbook"
 )
 
 // The flows drive the live screen as an operator would, over a real runner
@@ -164,7 +165,12 @@ func fastReference() []probe.Sample {
 func startFlow(t *testing.T, yes bool) *flow {
 	t.Helper()
 	testutil.RequireRoot(t) // the tmpfs knob mounts
-	pb := quickPlaybook(t)
+	return startFlowOn(t, quickPlaybook(t), yes)
+}
+
+// startFlowOn is a live screen walking pb.
+func startFlowOn(t *testing.T, pb *playbook.Playbook, yes bool) *flow {
+	t.Helper()
 	h := hosttest.Local(t)
 	spec := pb.Workload
 	spec.Dir = filepath.Join(t.TempDir(), "data")

@@ -205,6 +205,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case askMsg:
 		m.ask = &msg
 		return m, m.drv.listen()
+	case resultMsg:
+		return m, m.resultRead(msg)
 	case stepDoneMsg:
 		if m.applied < msg.seq {
 			m.done = &msg // its last events are still on their way
@@ -279,7 +281,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		// Ctrl-C out of a dialog: answer no, then quit as q would.
 		var cmds []tea.Cmd
 		if m.ask != nil {
-			cmds = append(cmds, answer(m.ask.reply, false))
+			cmds = append(cmds, m.ask.no())
 			m.ask = nil
 		}
 		m.noting = false
@@ -411,6 +413,9 @@ func (m *Model) stopAndQuit() tea.Cmd {
 }
 
 func (m *Model) answerAsk(k tea.KeyMsg) tea.Cmd {
+	if m.ask.byHand != nil {
+		return m.answerByHand(k)
+	}
 	var ok bool
 	switch k.String() {
 	case "y", "Y":

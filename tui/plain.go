@@ -66,6 +66,8 @@ func (p *Printer) Event(e session.Event) {
 		case session.KnobPlanned:
 			fmt.Fprintf(p.w, "    plan %s: %s (put back: %s)\n", d.Change.Knob, strings.Join(d.Change.Do, "; "), strings.Join(d.Change.Undo, "; "))
 		}
+	case *session.Elsewhere:
+		fmt.Fprintf(p.w, "    %s\n", elsewhereLine(d))
 	case *probe.Sample:
 		fmt.Fprintf(p.w, "    %3ds %10.1f ops/s %s%s\n", d.Sec, d.OpsPerS, latencies(*d), errorsText(d.Errors))
 	case *session.Verdict:
@@ -147,4 +149,14 @@ func latencies(s probe.Sample) string {
 		return ""
 	}
 	return t[:len(t)-1] + " ms"
+}
+
+// elsewhereLine says where a step measured on another machine got its
+// samples, and whether they are the walk's workload.
+func elsewhereLine(d *session.Elsewhere) string {
+	l := fmt.Sprintf("measured elsewhere: %d s from %s", d.Seconds, d.File)
+	if d.Format != "" {
+		l += " (saved " + d.Format + " output)"
+	}
+	return l + suffix("; NOT THE SAME WORKLOAD: ", d.Differs)
 }

@@ -10,6 +10,7 @@ import (
 
 	xterm "github.com/charmbracelet/x/term"
 	"github.com/perfbisect/perfbisect/probe/knob"
+	"github.com/perfbisect/perfbisect/session"
 	"github.com/perfbisect/perfbisect/session/playbook"
 )
 
@@ -42,6 +43,47 @@ func (t *Prompt) Interactive() bool { return t.isTTY }
 // (session.Options.Confirm).
 func (t *Prompt) Confirm(ctx context.Context, step *playbook.Step, changes []knob.Change) (bool, error) {
 	fmt.Fprintf(t.out, "\n  step %s will change this host:\n", step.ID)
+	t.changes(changes)
+	return t.Ask(ctx, "  apply these changes? [y/N] ")
+}
+
+// ManualStep shows what a step made by hand asks, and waits until the
+// operator has made the change here, or gives the file of the measurement
+// they took on another machine (session.ManualOperator). A file that
+// cannot be read is said, and asked for again.
+func (t *Prompt) ManualStep(ctx context.Context, step *playbook.Step, changes []knob.Change) (*session.Result, bool, error) {
+	fmt.Fprintf(t.out, "\n  step %s is made by hand: %s\n", step.ID, step.Title)
+	t.changes(changes)
+	for {
+		a, err := t.line(ctx, "  y = made here (the step runs its workload); f FILE = measured elsewhere\n"+
+			"  (perfbisect probe --json output, a session log, saved sysbench/pgbench/fio output); N = skip: ")
+		if err != nil {
+			return nil, false, err
+		}
+		verb, file, _ := strings.Cut(strings.TrimSpace(a), " ")
+		switch strings.ToLower(verb) {
+		case "y", "yes":
+			return nil, true, nil
+		case "f", "file":
+			file = strings.TrimSpace(file)
+			if file == "" {
+				fmt.Fprintln(t.out, "  which file? (f FILE)")
+				continue
+			}
+			res, err := session.LoadResult(file)
+			if err != nil {
+				fmt.Fprintf(t.out, "  cannot use it: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(t.out, "  %d s measured elsewhere, from %s\n", len(res.Run.Samples), file)
+			return res, false, nil
+		}
+		return nil, false, nil
+	}
+}
+
+// changes lists what each knob does and how it is put back.
+func (t *Prompt) changes(changes []knob.Change) {
 	for _, c := range changes {
 		fmt.Fprintf(t.out, "    %s:\n", c.Knob)
 		if c.Before != "" {
@@ -54,7 +96,6 @@ func (t *Prompt) Confirm(ctx context.Context, step *playbook.Step, changes []kno
 			fmt.Fprintf(t.out, "      put back: %s\n", u)
 		}
 	}
-	return t.Ask(ctx, "  apply these changes? [y/N] ")
 }
 
 // Manual shows instructions for a change only a person can make
@@ -70,6 +111,16 @@ func (t *Prompt) Manual(ctx context.Context, title string, instructions []string
 // Ask shows prompt and reads a yes (y) or a no (anything else); a
 // cancelled ctx stops waiting.
 func (t *Prompt) Ask(ctx context.Context, prompt string) (bool, error) {
+	a, err := t.line(ctx, prompt)
+	if err != nil {
+		return false, err
+	}
+	a = strings.ToLower(strings.TrimSpace(a))
+	return a == "y" || a == "yes", nil
+}
+
+// line shows prompt and reads one line; a cancelled ctx stops waiting.
+func (t *Prompt) line(ctx context.Context, prompt string) (string, error) {
 	fmt.Fprint(t.out, prompt)
 	answer := make(chan string, 1)
 	errc := make(chan error, 1)
@@ -84,11 +135,10 @@ func (t *Prompt) Ask(ctx context.Context, prompt string) (bool, error) {
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(t.out)
-		return false, ctx.Err()
+		return "", ctx.Err()
 	case err := <-errc:
-		return false, err
+		return "", err
 	case a := <-answer:
-		a = strings.ToLower(strings.TrimSpace(a))
-		return a == "y" || a == "yes", nil
+		return a, nil
 	}
 }

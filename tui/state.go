@@ -69,6 +69,8 @@ func (s *walkState) apply(e session.Event) {
 		case session.KnobRevertFailed, session.KnobReverted:
 			s.reverts = append(s.reverts, line)
 		}
+	case *session.Elsewhere:
+		s.note(e.Step + ": " + elsewhereLine(d))
 	case *session.Note:
 		s.note("note: " + d.Text)
 	case *session.ErrorEvent:

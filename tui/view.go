@@ -338,6 +338,9 @@ func (m *Model) askBox(w, h int) string {
 	if a.manual {
 		prompt = "done? [y = done, N = skip this step]"
 	}
+	if a.byHand != nil {
+		return m.box(w, h, a.title, append(append(lines, ""), a.byHand.lines()...))
+	}
 	return m.box(w, h, a.title+" — "+prompt, append(lines, "", prompt))
 }
 

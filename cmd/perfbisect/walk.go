@@ -36,6 +36,7 @@ type walkFlags struct {
 	noTUI            bool
 	failOnRegression bool
 	mismatchOK       bool
+	results          []string // STEP=FILE
 	workload         *workloadFlags
 }
 
@@ -91,6 +92,7 @@ Exit codes:
 	fl.BoolVar(&f.noTUI, "no-tui", false, "print the walk as it goes instead of the interactive view")
 	fl.BoolVar(&f.mismatchOK, "reference-mismatch-ok", false, "use a --reference whose workload differs from the walk's (the difference is said in the log and the report)")
 	fl.BoolVar(&f.failOnRegression, "fail-on-regression", false, "exit 3 when the reproduce step regressed against --reference")
+	fl.StringArrayVar(&f.results, "result", nil, "STEP=FILE: the measurement of a step made by hand (manual, host) taken on another machine, as for --reference (repeatable)")
 	f.workload = addWorkloadFlags(fl, false)
 	return c
 }
@@ -135,9 +137,15 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		Duration: f.duration, MaxDuration: f.maxDuration,
 		DryRun: f.dryRun, Version: version,
 	}
+	if opt.Results, err = resultSteps(f.results); err != nil {
+		return usageError(err)
+	}
 	// A step too short to judge is a flag to fix, found before the log is
 	// made: a rerun with a longer --duration must not meet an empty log.
 	if err := opt.Validate(); err != nil {
+		return usageError(err)
+	}
+	if err := loadResults(opt.Results, stderr); err != nil {
 		return usageError(err)
 	}
 	jdir := journal.Dir(local.Env.StateDir)
@@ -302,4 +310,37 @@ func loadPlaybook(name string) (*playbook.Playbook, error) {
 		return nil, fmt.Errorf("--playbook %w", err)
 	}
 	return pb, err
+}
+
+// resultSteps reads the --result flags into the steps they name, each
+// with its file still to read (loadResults), once the steps are checked.
+func resultSteps(flags []string) (map[string]*session.Result, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	m := map[string]*session.Result{}
+	for _, v := range flags {
+		step, file, ok := strings.Cut(v, "=")
+		if !ok || step == "" || file == "" {
+			return nil, fmt.Errorf("--result %q: want STEP=FILE, like host=bare.jsonl", v)
+		}
+		if _, dup := m[step]; dup {
+			return nil, fmt.Errorf("--result %s given twice", step)
+		}
+		m[step] = &session.Result{File: file}
+	}
+	return m, nil
+}
+
+// loadResults reads the file of every --result.
+func loadResults(results map[string]*session.Result, stderr io.Writer) error {
+	for step, r := range results {
+		res, err := session.LoadResult(r.File)
+		if err != nil {
+			return fmt.Errorf("--result %s: %v", step, err)
+		}
+		reportBad(stderr, "result "+r.File, res.Run.Bad)
+		*r = *res
+	}
+	return nil
 }

@@ -19,8 +19,9 @@ type Host interface {
 	Name() string
 	// Facts describes the machine and the filesystem under dataDir.
 	Facts(ctx context.Context, dataDir string) (Facts, error)
-	// Plan says exactly what a knob would change, changing nothing.
-	Plan(ctx context.Context, use knob.Use, w probe.Spec) (knob.Change, error)
+	// Plan says exactly what a knob would change, changing nothing. op is
+	// who would answer a manual knob (nil: nobody to ask), as for Apply.
+	Plan(ctx context.Context, use knob.Use, w probe.Spec, op knob.Operator) (knob.Change, error)
 	// Apply turns a knob and returns the workload to run with and how to
 	// put the host back. op answers manual knobs (nil: nobody to ask).
 	Apply(ctx context.Context, use knob.Use, w probe.Spec, op knob.Operator) (probe.Spec, knob.Change, knob.Revert, error)

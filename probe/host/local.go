@@ -55,12 +55,14 @@ func (l *Local) Facts(ctx context.Context, dataDir string) (Facts, error) {
 	return f, err
 }
 
-func (l *Local) Plan(ctx context.Context, use knob.Use, w probe.Spec) (knob.Change, error) {
+func (l *Local) Plan(ctx context.Context, use knob.Use, w probe.Spec, op knob.Operator) (knob.Change, error) {
 	k, err := knob.New(use.Knob, use.With)
 	if err != nil {
 		return knob.Change{}, err
 	}
-	return k.Plan(ctx, l.Env, w) // changes nothing: a dry run makes no directory either
+	env := l.Env // changes nothing: a dry run makes no directory either
+	env.Operator = op
+	return k.Plan(ctx, env, w)
 }
 
 func (l *Local) Apply(ctx context.Context, use knob.Use, w probe.Spec, op knob.Operator) (probe.Spec, knob.Change, knob.Revert, error) {

@@ -19,7 +19,7 @@ func TestPlanChangesNothing(t *testing.T) {
 	spec := probe.DefaultSpec()
 	spec.Dir = t.TempDir()
 	for _, use := range []knob.Use{{Knob: "tmpfs"}, {Knob: "fsync"}} {
-		if _, err := l.Plan(context.Background(), use, spec); err != nil {
+		if _, err := l.Plan(context.Background(), use, spec, nil); err != nil {
 			t.Fatalf("plan %s: %v", use.Knob, err)
 		}
 	}

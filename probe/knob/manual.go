@@ -88,6 +88,11 @@ func (k *manual) Apply(ctx context.Context, env Env, w probe.Spec) (probe.Spec, 
 	}), nil
 }
 
+// ByHand says whether the knob called name is one only a person turns
+// (manual, host): a step of those alone may be measured on another machine
+// instead, its samples given from a file.
+func ByHand(name string) bool { return name == "manual" || name == "host" }
+
 // ask shows the operator what to do and waits for their answer.
 func ask(ctx context.Context, op Operator, title string, lines []string) error {
 	done, err := op.Manual(ctx, title, lines)

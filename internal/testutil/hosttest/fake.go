@@ -82,7 +82,7 @@ func (f *Fake) knob(use knob.Use) (FakeKnob, error) {
 	return k, nil
 }
 
-func (f *Fake) Plan(_ context.Context, use knob.Use, _ probe.Spec) (knob.Change, error) {
+func (f *Fake) Plan(_ context.Context, use knob.Use, _ probe.Spec, _ knob.Operator) (knob.Change, error) {
 	f.record("plan " + use.Knob)
 	k, err := f.knob(use)
 	if err == nil {
