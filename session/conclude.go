@@ -102,10 +102,13 @@ func (w *Walk) evidence() (measured, unknown []string) {
 // metric named), against each baseline.
 func (w *Walk) multipliers(s *StepState) string {
 	var parts []string
-	last := ""
+	last, judged := "", w.Metric()
 	for _, v := range s.Verdicts {
 		if v.Ratio <= 0 {
 			continue // no ratio: a baseline median of 0
+		}
+		if judged != "" && v.Metric != judged {
+			continue // the reproduce step's other metrics: its reason has them
 		}
 		against := "the " + string(v.Against) + "'s"
 		if v.Against == AgainstRegression && len(w.Reference()) == 0 {

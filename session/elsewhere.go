@@ -27,13 +27,12 @@ type Elsewhere struct {
 	Differs string `json:"differs,omitempty"`
 }
 
-// Result is a step's measurement taken on another machine.
+// Result is a step's measurement taken on another machine: the file and
+// what LoadRun read of it (its seconds and, when the file says, its
+// workload).
 type Result struct {
 	File string
 	Run  *Run
-	// Workload is the file's own, when it says (a session log, probe
-	// output); saved tool output names only its tool.
-	Workload probe.Spec
 }
 
 // LoadResult reads a measurement taken elsewhere, as LoadRun reads a
@@ -44,22 +43,7 @@ func LoadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{File: path, Run: run}
-	if run.Format != "" {
-		res.Workload.Workload, _, _ = strings.Cut(run.Format, "-") // fio-json: fio
-		return res, nil
-	}
-	evs, _, err := ReadLogFile(path)
-	if err != nil {
-		return nil, err
-	}
-	switch w := Fold(evs); {
-	case w.Start != nil:
-		res.Workload = w.Start.Workload
-	case w.Summary != nil:
-		res.Workload = w.Summary.Workload
-	}
-	return res, nil
+	return &Result{File: path, Run: run}, nil
 }
 
 // ManualOperator is an operator who, at a step made by hand, either makes
@@ -129,7 +113,7 @@ func (a *answered) Manual(ctx context.Context, title string, lines []string) (bo
 // machine and judges them as any step's.
 func (r *Runner) elsewhere(step *playbook.Step, res *Result, took func() float64) StepState {
 	samples := res.Run.Samples
-	e := &Elsewhere{File: res.File, Format: res.Run.Format, Seconds: len(samples), Differs: differs(res.Workload, r.opt.Workload)}
+	e := &Elsewhere{File: res.File, Format: res.Run.Format, Seconds: len(samples), Differs: differs(res.Run.Workload, r.opt.Workload)}
 	r.emit(step.ID, e)
 	if e.Differs != "" {
 		r.emit(step.ID, &Note{Text: fmt.Sprintf("measured elsewhere (%s), not the same workload: %s", e.File, e.Differs)})
@@ -140,26 +124,12 @@ func (r *Runner) elsewhere(step *playbook.Step, res *Result, took func() float64
 	return r.judged(step, samples, nil, took())
 }
 
-// differs says how the workload of a file (as far as it says) differs from
-// the walk's, or "" when it does not. A fuller check of references is the
-// session's reference check; this one names the first differences only.
-func differs(file, walk probe.Spec) string {
-	if file.Workload == "" {
+// differs says how the file's workload differs from the walk's, in what
+// both record (WorkloadDiff), or "" when it does not or the file does not
+// say.
+func differs(file *probe.Spec, walk probe.Spec) string {
+	if file == nil {
 		return ""
 	}
-	if file.Workload != walk.Workload {
-		return fmt.Sprintf("it ran %s, the walk runs %s", file.Workload, walk.Workload)
-	}
-	var d []string
-	add := func(what string, a, b any, set bool) {
-		if set && a != b {
-			d = append(d, fmt.Sprintf("%s %v, the walk's %v", what, a, b))
-		}
-	}
-	add("bs", file.BS, walk.BS, file.BS != 0)
-	add("sync", file.Sync, walk.Sync, file.Sync != "")
-	add("threads", file.Threads, walk.Threads, file.Threads != 0)
-	add("test", file.Test, walk.Test, file.Test != "")
-	add("server", file.Server, walk.Server, file.Server != "")
-	return strings.Join(d, "; ")
+	return strings.Join(WorkloadDiff(*file, walk), "; ")
 }

@@ -70,9 +70,9 @@ func TestResultJudgedAsAnyStep(t *testing.T) {
 		"gone":     {func(t *testing.T) string { return probeOutput(t, hosttest.Seconds(8, memoryMs), spec) }, StateGone, ""},
 		"persists": {func(t *testing.T) string { return probeOutput(t, hosttest.Seconds(8, diskMs), spec) }, StatePersists, ""},
 		"another workload": {func(t *testing.T) string { return probeOutput(t, hosttest.Seconds(8, memoryMs), other) }, StateGone,
-			"sync none, the walk's fdatasync; threads 4, the walk's 1"},
+			"sync mode none, not fdatasync; threads 4, not 1"},
 		"saved sysbench output": {func(*testing.T) string { return "../probe/parse/testdata/sysbench-1.0.20-oltp_write_only.txt" }, "",
-			"it ran sysbench, the walk runs fsync"},
+			"workload sysbench, not fsync"},
 	}
 	for name, u := range uu {
 		t.Run(name, func(t *testing.T) {
@@ -225,7 +225,7 @@ func TestManualStepWithNobodyToAsk(t *testing.T) {
 	}
 	regression(r, hosttest.Seconds(6, diskMs))
 	got := r.Step(context.Background(), &pb.Steps[1])
-	if got.State != StateUnavailable || !strings.Contains(got.Reason, "nobody to ask") || got.Decision.Conclusion != "the cluster could not be left" {
+	if got.State != StateUnavailable || !strings.Contains(got.Reason, "nobody to ask") || got.Decision.Playbook != "the cluster could not be left" {
 		t.Errorf("state %s (%s), decision %+v; want unavailable, by the playbook's branch", got.State, got.Reason, got.Decision)
 	}
 }

@@ -36,7 +36,7 @@ func everyEvent() []Event {
 		&Verdict{Against: AgainstReference, Verdict: verdict.Verdict{Metric: "p50_ms", BaseMedian: 1, StepMedian: 2, Ratio: 2, CILow: 1.8, CIHigh: 2.2, Confidence: 0.95, P: 0.001, NBase: 8, NStep: 8, Outcome: verdict.Regressed, Why: "2x"}},
 		&StepEnd{State: StateGone, Reason: "fast", Summary: &sum, DurationS: 20.5},
 		&Extend{BySeconds: 10, PlannedS: 30, MaxS: 70},
-		&Elsewhere{File: "bare.txt", Format: "sysbench", Seconds: 60, Differs: "it ran sysbench, the walk runs fsync"},
+		&Elsewhere{File: "bare.txt", Format: "sysbench", Seconds: 60, Differs: "workload sysbench, not fsync"},
 		&Decision{Meaning: "the disk", Next: "fsync"},
 		&Decision{Conclusion: "not the disk"},
 		&Note{Text: "rebooted db-2 at 03:10"},

@@ -88,8 +88,15 @@ func TestReproduceOnAThrottledDevice(t *testing.T) {
 	for _, v := range st.Verdicts {
 		outcome[v.Metric] = v.Outcome
 	}
-	if outcome["ops_per_s"] != verdict.Regressed || outcome["p99_ms"] != verdict.Regressed && outcome["max_ms"] != verdict.Regressed {
-		t.Errorf("outcomes %v: want the throughput and the tail (p99 or max) regressed", outcome)
+	// The throttle's stalls always show in the tail; the throughput's
+	// interval, on a shared disk whose own seconds vary, may still reach
+	// 1x after 10 s (0.26x [0.20x, 1.02x] in one run), and is then said to
+	// be inconclusive, not regressed.
+	if outcome["p99_ms"] != verdict.Regressed && outcome["max_ms"] != verdict.Regressed {
+		t.Errorf("outcomes %v: want the tail (p99 or max) regressed", outcome)
+	}
+	if outcome["ops_per_s"] != verdict.Regressed && outcome["ops_per_s"] != verdict.Inconclusive {
+		t.Errorf("outcomes %v: want the throughput regressed, or not yet known", outcome)
 	}
 	if !strings.Contains(st.Reason, "regressed on ") || !strings.Contains(st.Reason, "ops/s") || !strings.Contains(st.Reason, "the later steps are judged on "+st.JudgedOn) {
 		t.Errorf("reason %q: want the metrics that regressed and the one the later steps are judged on", st.Reason)
