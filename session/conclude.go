@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfbisect/perfbisect/probe"
+	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
 // The one place a walk's conclusion is put together. A playbook's words
@@ -114,7 +115,7 @@ func (w *Walk) multipliers(s *StepState) string {
 		if v.Against == AgainstRegression && len(w.Reference()) == 0 {
 			against = "the baseline's"
 		}
-		p := fmt.Sprintf("%.2fx %s", v.Ratio, against)
+		p := verdict.FormatRatio(v.Ratio) + "x " + against
 		if v.Metric != last { // the metric named once, while it stays the same
 			p = metricLabel(v.Metric) + " " + p
 			last = v.Metric

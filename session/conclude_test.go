@@ -18,7 +18,7 @@ const referenceMs = 0.1
 
 func TestFakeConclusions(t *testing.T) {
 	const (
-		measured   = " Measured: reproduce regressed (p50 13.00x the reference's)"
+		measured   = " Measured: reproduce regressed (p50 13.0x the reference's)"
 		tmpfsGone  = "; tmpfs gone (p50 1.00x the reference's, 0.08x the regression's)"
 		volumeOpen = "whether the volume type limits the flushes (volume unavailable: volume-type is not available here: not scripted on the fake host)"
 	)

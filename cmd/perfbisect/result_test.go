@@ -65,7 +65,7 @@ func TestRunManualStepGivenAResult(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr %s\n%s", code, stderr, stdout)
 	}
-	for _, want := range []string{"measured elsewhere: 15 s from " + ref, "conclusion: the cluster\n"} {
+	for _, want := range []string{"measured elsewhere: 15 s from " + ref, "conclusion: the cluster. Measured: reproduce regressed", "bare gone (p50 1.00x the reference's"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

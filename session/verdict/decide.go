@@ -74,14 +74,14 @@ func decide(v *Verdict, o Options, noCI string, settled bool, note string) {
 			why += "; more seconds may tell"
 		}
 	}
-	v.Why = fmt.Sprintf("%s %sx %s (%s): %s", label(v.Metric), fmtRatio(v.Ratio), o.BaseName, v.stats(), why)
+	v.Why = fmt.Sprintf("%s %sx %s (%s): %s", label(v.Metric), FormatRatio(v.Ratio), o.BaseName, v.stats(), why)
 }
 
 // stats is "95% CI 1.81x-2.02x, p=0.000, n=8+8".
 func (v Verdict) stats() string {
 	ci := "no CI"
 	if v.HasCI() {
-		ci = fmt.Sprintf("%d%% CI %sx-%sx", coveragePct(v.Confidence), fmtRatio(v.CILow), fmtRatio(v.CIHigh))
+		ci = fmt.Sprintf("%d%% CI %sx-%sx", coveragePct(v.Confidence), FormatRatio(v.CILow), FormatRatio(v.CIHigh))
 	}
 	return fmt.Sprintf("%s, p=%.3f, n=%d+%d", ci, v.P, v.NBase, v.NStep)
 }
@@ -100,11 +100,11 @@ func (v Verdict) String() string {
 	}
 	ratio := "?"
 	if v.BaseMedian != 0 {
-		ratio = fmtRatio(v.Ratio) + "x"
+		ratio = FormatRatio(v.Ratio) + "x"
 	}
 	ci := "[no CI]"
 	if v.HasCI() {
-		ci = fmt.Sprintf("[%sx, %sx]", fmtRatio(v.CILow), fmtRatio(v.CIHigh))
+		ci = fmt.Sprintf("[%sx, %sx]", FormatRatio(v.CILow), FormatRatio(v.CIHigh))
 	}
 	return fmt.Sprintf("%s%s -> %s%s  %s %s  p=%.3f n=%d+%d  %s",
 		fmtValue(v.BaseMedian), unit, fmtValue(v.StepMedian), unit, ratio, ci, v.P, v.NBase, v.NStep, v.Outcome)
@@ -124,7 +124,9 @@ func coveragePct(c float64) int { return int(math.Floor(100*c + 1e-9)) }
 
 func fmtPct(f float64) string { return strconv.FormatFloat(100*f, 'g', 4, 64) + "%" }
 
-func fmtRatio(r float64) string {
+// FormatRatio writes a ratio of medians with the digits that matter: 0.0024,
+// not 0.00; 410, not 409.58.
+func FormatRatio(r float64) string {
 	switch {
 	case r >= 100:
 		return fmt.Sprintf("%.0f", r)

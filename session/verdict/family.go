@@ -105,7 +105,7 @@ func Across(vs []Verdict) string {
 	for _, v := range vs {
 		r := "?"
 		if v.BaseMedian != 0 {
-			r = fmtRatio(v.Ratio) + "x"
+			r = FormatRatio(v.Ratio) + "x"
 		}
 		if v.Outcome == Regressed {
 			bad = append(bad, label(v.Metric)+" "+r)
