@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perfbisect/perfbisect/probe"
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
@@ -36,7 +35,7 @@ func (w *Walk) conclude(step, text string, asserted bool) string {
 	measured, unknown := w.evidence()
 	var b strings.Builder
 	if len(w.Reference()) == 0 {
-		b.WriteString("No reference was given, so there is no regression to bisect: this walk shows where this host's write time goes, not what regressed.")
+		b.WriteString("No reference was given, so there is " + strings.TrimPrefix(NoReferenceText, "no reference, so ") + ".")
 		if len(measured) > 0 {
 			b.WriteString(" Against this host's own baseline: " + strings.Join(measured, "; ") + ".")
 		}
@@ -117,7 +116,7 @@ func (w *Walk) multipliers(s *StepState) string {
 		}
 		p := verdict.FormatRatio(v.Ratio) + "x " + against
 		if v.Metric != last { // the metric named once, while it stays the same
-			p = metricLabel(v.Metric) + " " + p
+			p = verdict.Label(v.Metric) + " " + p
 			last = v.Metric
 		}
 		parts = append(parts, p)
@@ -139,13 +138,6 @@ func sentence(text string) string {
 		text += "."
 	}
 	return text
-}
-
-func metricLabel(metric string) string {
-	if f, ok := probe.FieldByName(metric); ok {
-		return f.Label()
-	}
-	return metric
 }
 
 // hypothesisClause makes "The disk is the bottleneck." follow "whether".

@@ -82,7 +82,9 @@ func judge(reproduce bool, ref, repro, step []probe.Sample, opt verdict.Options,
 // reference is gone; decisively worse than the reference is persists,
 // even when better than the regression (a part of it went away); the same
 // as the regression or worse is persists unless the reference says the
-// step is as good as it. Only what neither settles is inconclusive.
+// step is as good as it. A step as good as the reference yet no better
+// than the regression is inconclusive (the two baselines contradict each
+// other), and so is what neither settles.
 func decideStep(vsRef, vsRepro *verdict.Verdict) (State, string) {
 	ref := verdict.Inconclusive
 	if vsRef != nil {

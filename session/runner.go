@@ -185,14 +185,15 @@ func (r *Runner) Run(ctx context.Context) (string, error) {
 	step := &r.opt.Playbook.Steps[0]
 	for {
 		res := r.Step(ctx, step)
+		if err := res.RevertFailure(); err != nil {
+			// No later step runs on a host in a state nobody knows; and an
+			// interrupt does not hide it: the session failed.
+			r.End(EndFailed, "", err.Error())
+			return "", err
+		}
 		if ctx.Err() != nil {
 			r.End(EndInterrupted, "", "interrupted during step "+step.ID)
 			return "", ctx.Err()
-		}
-		if err := res.RevertFailure(); err != nil {
-			// No later step runs on a host in a state nobody knows.
-			r.End(EndFailed, "", err.Error())
-			return "", err
 		}
 		d := res.Decision
 		if d == nil { // every step's end is followed by its decision

@@ -2,10 +2,7 @@ package session
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +15,9 @@ import (
 	"github.com/perfbisect/perfbisect/session/verdict"
 )
 
-// A device throttled by the kernel (cgroup v1 blkio) to half the write
+// A device throttled by the kernel (cgroup v1 blkio) to a third of the write
 // I/Os the reference made: the writes that get through are as fast as
-// before, the throughput halves and the tail grows to the throttle's
+// before, the throughput falls and the tail grows to the throttle's
 // stalls. The reproduce step, on the playbook's p50, must be regressed —
 // on throughput and the tail — and hand the later steps one of those. (On
 // a small VM the median write slows too, its CPU idling between the
@@ -29,29 +26,13 @@ import (
 func TestReproduceOnAThrottledDevice(t *testing.T) {
 	testutil.RequireRoot(t)
 	dev, mnt := testutil.LoopExt4(t, 512<<20)
-	cg := filepath.Join("/sys/fs/cgroup/blkio", fmt.Sprintf("perfbisect-test-%d", os.Getpid()))
-	if err := os.Mkdir(cg, 0o755); err != nil {
-		testutil.Missing(t, fmt.Sprintf("cgroup v1 blkio: %v", err))
-		return
-	}
-	t.Cleanup(func() { os.Remove(cg) })
-	majmin, err := os.ReadFile("/sys/block/" + filepath.Base(dev) + "/dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dm := strings.TrimSpace(string(majmin))
-	limit := func(iops int) {
-		if err := os.WriteFile(filepath.Join(cg, "blkio.throttle.write_iops_device"), fmt.Appendf(nil, "%s %d", dm, iops), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { limit(0) })
+	th := testutil.NewThrottle(t, dev)
 
 	// The agent joins the cgroup, then becomes the test binary serving the
 	// workload, so that every write of the workload is counted and throttled.
 	h := hosttest.Local(t)
-	h.Agent = proc.Cmd{Path: "/bin/sh", Args: append([]string{"-c", `echo $$ > "$0"/cgroup.procs && exec "$@"`, cg, h.Agent.Path}, h.Agent.Args...),
-		Env: h.Agent.Env}
+	argv := th.Argv(h.Agent.Path, h.Agent.Args...)
+	h.Agent = proc.Cmd{Path: "/bin/sh", Args: argv[1:], Env: h.Agent.Env}
 	pb := quickPlaybook(t)
 	pb.Steps = pb.Steps[:1]
 	spec := pb.Workload
@@ -59,16 +40,16 @@ func TestReproduceOnAThrottledDevice(t *testing.T) {
 
 	ctx := context.Background()
 	spec.Duration = probe.Duration(12 * time.Second)
-	before := writeIOs(t, cg, dm)
+	before := th.WriteIOs()
 	ref := measureOn(ctx, t, h, spec)
-	ios := writeIOs(t, cg, dm) - before
+	ios := th.WriteIOs() - before
 	// A third of the reference's write I/O rate: the throttle binds, in
 	// bursts of each of its slices.
 	rate := int(float64(ios) / float64(len(ref)) / 3)
 	if rate < 50 {
 		t.Fatalf("the reference made %d write I/Os in %d s: too few to throttle", ios, len(ref))
 	}
-	limit(rate)
+	th.Limit(rate)
 
 	w := &walk{}
 	r, err := NewRunner(Options{Playbook: pb, Host: h, Workload: spec, Reference: ref, Emit: w.emit, Version: "test",
@@ -124,23 +105,4 @@ func measureOn(ctx context.Context, t *testing.T, h *host.Local, spec probe.Spec
 		t.Fatal(err)
 	}
 	return ss
-}
-
-// writeIOs is the write I/Os the cgroup has sent to device dm.
-func writeIOs(t *testing.T, cg, dm string) int64 {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(cg, "blkio.throttle.io_serviced"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) == 3 && f[0] == dm && f[1] == "Write" {
-			n, err := strconv.ParseInt(f[2], 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	return 0
 }

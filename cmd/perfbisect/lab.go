@@ -56,6 +56,9 @@ func newLabUpCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return failure(fmt.Errorf("%w (perfbisect lab down --yes removes what it can)", err))
 			}
+			if err := lab.CheckScale(o.Scale); err != nil {
+				return usageError(err) // before the plan is shown and approved
+			}
 			if st != nil && fl.Changed("scale") && o.Scale != st.Speed() {
 				return usageError(fmt.Errorf("--scale %g: the lab that is up runs at %g; its scale is chosen when it is built (perfbisect lab down --yes, then lab up --scale %g)", o.Scale, st.Speed(), o.Scale))
 			}
@@ -304,7 +307,7 @@ func startController() error {
 
 // speedNote says, in a plan, that the limits run scaled.
 func speedNote(k float64) string {
-	if k == 0 || k == 1 {
+	if k == 1 {
 		return ""
 	}
 	return fmt.Sprintf(", run at %gx", k)

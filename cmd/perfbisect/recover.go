@@ -61,9 +61,18 @@ func recoverHost(ctx context.Context, dir string, yes, dryRun bool, stdin io.Rea
 		return err
 	}
 	failed := 0
+	// An undo begun is finished: a Ctrl-C stops before the next one, a
+	// second one only warns (guarded).
+	guarded.Store(true)
+	defer guarded.Store(false)
 	for _, e := range dead {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stdout, "interrupted: not put back yet: %s (run perfbisect recover again)\n", e.What)
+			failed++
+			continue
+		}
 		begin := time.Now()
-		if err := journal.Recover(ctx, e); err != nil {
+		if err := journal.Recover(context.WithoutCancel(ctx), e); err != nil {
 			failed++
 			fmt.Fprintf(stdout, "NOT PUT BACK: %v\n", err)
 			continue

@@ -67,6 +67,10 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	for _, p := range reports {
 		fmt.Fprintf(stderr, "report: %s\n", p)
 	}
+	// A failed revert is exit 1 even under a signal: the host is changed.
+	if ferr := walkFailure(m.Walk()); ferr != nil {
+		return ferr
+	}
 	switch {
 	case ctx.Err() != nil:
 		return errInterrupted
@@ -75,7 +79,7 @@ func runTUI(ctx context.Context, opt session.Options, yes bool, log *session.Log
 	case logErr != nil:
 		return failure(fmt.Errorf("session log: %v", logErr))
 	}
-	return walkFailure(m.Walk())
+	return nil
 }
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -59,8 +59,8 @@ walk: no later step runs on a host left changed.
 Exit codes:
   0    the walk concluded (or the operator quit)
   1    failed: a step or a revert failed, the reproduce step could not run
-  2    usage: a bad flag or value, a --dir that is missing, not a directory
-       or not writable (found before any log is made)
+  2    usage: a bad flag or value, a --dir whose parent is missing, not a
+       directory or not writable (found before any log is made)
   3    --fail-on-regression, and the reproduce step regressed
   130  interrupted by a signal`,
 		Example: `  perfbisect run --no-tui                          # local-disk, data dir = current directory
@@ -231,6 +231,10 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 	for _, p := range reports {
 		fmt.Fprintf(stdout, "report: %s\n", p)
 	}
+	// A failed revert is exit 1 even under a signal: the host is changed.
+	if err := walkFailure(r.Walk()); err != nil {
+		return err
+	}
 	switch {
 	case werr != nil && ctx.Err() != nil:
 		return errInterrupted
@@ -238,9 +242,6 @@ func runWalk(ctx context.Context, f walkFlags, stdin io.Reader, stdout, stderr i
 		return failure(werr)
 	case logErr != nil:
 		return failure(fmt.Errorf("session log: %v", logErr))
-	}
-	if err := walkFailure(r.Walk()); err != nil {
-		return err
 	}
 	if f.failOnRegression && r.Walk().Regressed() {
 		return &exitError{exitRegressed, errors.New("the reproduce step regressed against the reference")}

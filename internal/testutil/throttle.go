@@ -6,7 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -14,41 +15,86 @@ import (
 // throttle of a device is set per cgroup.
 const blkioRoot = "/sys/fs/cgroup/blkio"
 
-// Throttled makes a cgroup whose writes to the block device dev are
-// limited to iops a second (cgroup v1 blkio.throttle.write_iops_device),
-// and returns a function that makes a command whose processes all run in
-// it. The cgroup is removed when the test ends; by then its processes must
-// have ended. A test of a slow device uses it to make the device's flushes,
-// not the machine's shared CPUs, what a workload waits on.
-func Throttled(t testing.TB, dev string, iops int) func(ctx context.Context, name string, args ...string) *exec.Cmd {
+// Throttle is a cgroup of a test's own whose writes to one block device the
+// kernel throttles (cgroup v1 blkio.throttle.write_iops_device) and counts.
+// A test of a slow device uses it to make the device's flushes, not the
+// machine's shared CPUs, what a workload waits on.
+type Throttle struct {
+	t      testing.TB
+	Dir    string // the cgroup's directory
+	majmin string // the device's MAJ:MIN
+}
+
+// NewThrottle makes the cgroup for dev, unthrottled until Limit; it is
+// removed when the test ends, by when its processes must have ended.
+func NewThrottle(t testing.TB, dev string) *Throttle {
 	t.Helper()
 	RequireRoot(t)
 	RequireTool(t, "sh")
 	if _, err := os.Stat(filepath.Join(blkioRoot, "blkio.throttle.write_iops_device")); err != nil {
 		Missing(t, "cgroup v1 blkio write throttling ("+blkioRoot+")")
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(dev, &st); err != nil {
+	mm, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "dev"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	rdev := uint64(st.Rdev)
-	majmin := fmt.Sprintf("%d:%d", (rdev>>8)&0xfff|(rdev>>32)&^0xfff, rdev&0xff|(rdev>>12)&^0xff)
 	cg, err := os.MkdirTemp(blkioRoot, "perfbisect-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
+	th := &Throttle{t: t, Dir: cg, majmin: strings.TrimSpace(string(mm))}
 	t.Cleanup(func() {
+		th.Limit(0)
 		if err := os.Remove(cg); err != nil {
 			t.Errorf("remove the test's cgroup: %v", err)
 		}
 	})
-	rule := fmt.Sprintf("%s %d", majmin, iops)
-	if err := os.WriteFile(filepath.Join(cg, "blkio.throttle.write_iops_device"), []byte(rule), 0o644); err != nil {
-		t.Fatalf("throttle %s: %v", dev, err)
-	}
+	return th
+}
+
+// Throttled is a Throttle at iops write I/Os a second, and a function that
+// makes a command run in it.
+func Throttled(t testing.TB, dev string, iops int) func(ctx context.Context, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	th := NewThrottle(t, dev)
+	th.Limit(iops)
 	return func(ctx context.Context, name string, args ...string) *exec.Cmd {
-		// The shell joins the cgroup, then becomes the command: every
-		// process it starts is in the cgroup from its first write.
-		return exec.CommandContext(ctx, "sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, cg, name}, args...)...)
+		argv := th.Argv(name, args...)
+		return exec.CommandContext(ctx, argv[0], argv[1:]...)
 	}
+}
+
+// Limit throttles the cgroup's writes to the device to iops a second (0:
+// no limit).
+func (th *Throttle) Limit(iops int) {
+	th.t.Helper()
+	rule := fmt.Sprintf("%s %d", th.majmin, iops)
+	if err := os.WriteFile(filepath.Join(th.Dir, "blkio.throttle.write_iops_device"), []byte(rule), 0o644); err != nil {
+		th.t.Fatalf("throttle %s: %v", th.majmin, err)
+	}
+}
+
+// Argv is a command line that joins the cgroup, then becomes name: every
+// process it starts is in the cgroup from its first write.
+func (th *Throttle) Argv(name string, args ...string) []string {
+	return append([]string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, th.Dir, name}, args...)
+}
+
+// WriteIOs is the write I/Os the cgroup has sent to the device.
+func (th *Throttle) WriteIOs() int64 {
+	th.t.Helper()
+	b, err := os.ReadFile(filepath.Join(th.Dir, "blkio.throttle.io_serviced"))
+	if err != nil {
+		th.t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == th.majmin && f[1] == "Write" {
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				th.t.Fatal(err)
+			}
+			return n
+		}
+	}
+	return 0
 }

@@ -129,8 +129,15 @@ func (p *Pending) Will(what string, undo ...Action) error {
 	if p.e.Since.IsZero() {
 		p.e.Since = time.Now().UTC().Truncate(time.Second)
 	}
-	if err := os.MkdirAll(p.j.dir, 0o700); err != nil {
-		return fmt.Errorf("journal: %v", err)
+	if _, err := os.Stat(p.j.dir); err != nil {
+		// The journal's directory is new: its own entry in its parent
+		// must reach the disk too, or a power cut loses every entry.
+		if err := os.MkdirAll(p.j.dir, 0o700); err != nil {
+			return fmt.Errorf("journal: %v", err)
+		}
+		if err := syncDir(filepath.Dir(p.j.dir)); err != nil {
+			return fmt.Errorf("journal: %v", err)
+		}
 	}
 	b, err := json.MarshalIndent(p.e, "", "  ")
 	if err != nil {

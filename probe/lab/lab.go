@@ -101,7 +101,7 @@ func Up(ctx context.Context, o UpOptions) (st *State, err error) {
 	if o.Scale == 0 {
 		o.Scale = 1
 	}
-	if err := checkScale(o.Scale); err != nil {
+	if err := CheckScale(o.Scale); err != nil {
 		return nil, err
 	}
 	credits := float64(MaxCredits)

@@ -247,8 +247,8 @@ func (s *State) Speed() float64 {
 	return s.Scale
 }
 
-// checkScale says why a scale cannot be run.
-func checkScale(k float64) error {
+// CheckScale says why a lab cannot run at scale k, or nil.
+func CheckScale(k float64) error {
 	if !(k > 0 && k <= 1) {
 		return fmt.Errorf("lab: scale %g: must be above 0 and at most 1 (0.25 runs every volume at a quarter of its IOPS and throughput)", k)
 	}

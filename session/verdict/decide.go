@@ -74,7 +74,7 @@ func decide(v *Verdict, o Options, noCI string, settled bool, note string) {
 			why += "; more seconds may tell"
 		}
 	}
-	v.Why = fmt.Sprintf("%s %sx %s (%s): %s", label(v.Metric), FormatRatio(v.Ratio), o.BaseName, v.stats(), why)
+	v.Why = fmt.Sprintf("%s %sx %s (%s): %s", Label(v.Metric), FormatRatio(v.Ratio), o.BaseName, v.stats(), why)
 }
 
 // stats is "95% CI 1.81x-2.02x, p=0.000, n=8+8".
@@ -111,7 +111,9 @@ func (v Verdict) String() string {
 }
 
 // label is the short name of a metric in a sentence: "p50", "ops/s".
-func label(metric string) string {
+// Label is a metric as people read it ("p50", "ops/s"), or its name
+// when it is none the verdicts know.
+func Label(metric string) string {
 	if f, err := lookup(metric); err == nil {
 		return f.Label()
 	}

@@ -108,10 +108,10 @@ func Across(vs []Verdict) string {
 			r = FormatRatio(v.Ratio) + "x"
 		}
 		if v.Outcome == Regressed {
-			bad = append(bad, label(v.Metric)+" "+r)
+			bad = append(bad, Label(v.Metric)+" "+r)
 			continue
 		}
-		rest = append(rest, fmt.Sprintf("%s %s (%s)", label(v.Metric), r, v.Outcome))
+		rest = append(rest, fmt.Sprintf("%s %s (%s)", Label(v.Metric), r, v.Outcome))
 	}
 	var parts []string
 	if len(bad) > 0 {

@@ -164,17 +164,17 @@ func Compare(base, step []float64, opt Options) Verdict {
 	case v.BaseMedian == 0:
 		v.Outcome = Inconclusive
 		v.Why = fmt.Sprintf("%s: the median of %s is 0, so a ratio means nothing (p=%.3f, n=%d+%d)",
-			label(o.Metric), o.BaseName, v.P, v.NBase, v.NStep)
+			Label(o.Metric), o.BaseName, v.P, v.NBase, v.NStep)
 		return v
 	case x[0] == 0 && y[0] == 0:
-		noCI = fmt.Sprintf("no interval: both runs have seconds at 0 %s, and 0/0 has no order", label(o.Metric))
+		noCI = fmt.Sprintf("no interval: both runs have seconds at 0 %s, and 0/0 has no order", Label(o.Metric))
 		settled = true
 	default:
 		lo, hi, coverage, ok := ratioCI(x, y, o.Confidence)
 		if ok {
 			v.CILow, v.CIHigh, v.Confidence = lo, hi, coverage
 		} else if x[0] == 0 {
-			noCI = fmt.Sprintf("no finite interval: %s has too many seconds at 0 %s", o.BaseName, label(o.Metric))
+			noCI = fmt.Sprintf("no finite interval: %s has too many seconds at 0 %s", o.BaseName, Label(o.Metric))
 			settled = true
 		} else {
 			noCI = fmt.Sprintf("no interval at %s with n=%d+%d", fmtPct(o.Confidence), v.NBase, v.NStep)
